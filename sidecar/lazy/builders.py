@@ -1,0 +1,265 @@
+"""Joining session files into Builders: one per logical conversation.
+
+A Builder runs from a start or /clear to the next /clear; compaction and resume continue
+it. Sessions are joined by the links Claude Code writes (formats.md §1.5), read from the
+store's entry DAG, so stored conversations regroup without a re-import:
+
+- a ``continued-in`` record names the session that carries the conversation on;
+- a session opened by /clear starts a Builder (its reused caveat line links nothing);
+- a session whose first entry repeats another session's uuid is a copy of it: a 1.0.x
+  resume (continues it) or, from 2.x on, a fork (a Builder of its own, linked);
+- a session whose first entry's parent lies in another session continues it when that
+  parent was the other's leaf, and forks it when the parent lies mid-conversation;
+- a compaction boundary whose logical parent lies in another session continues it.
+
+``summary.leafUuid`` is a title, not a link, and is not used.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from lazy.store import Store
+
+
+@dataclass(slots=True)
+class _S:
+    id: str
+    started_at: str
+    version: str
+    clear_start: bool
+    continued_in: str | None
+    head_uuid: str | None
+    head_parent: str | None
+    builder_id: str | None
+    dirty: int
+
+
+def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
+    return [
+        r[0]
+        for r in c.execute(
+            "SELECT session_id FROM entries WHERE uuid=? AND meta=0 AND session_id<>?"
+            " AND session_id NOT LIKE '%:%'",
+            (uuid, exclude),
+        )
+    ]
+
+
+def _link(
+    c: sqlite3.Connection, s: _S, by_id: dict[str, _S], continued_from: dict[str, str]
+) -> tuple[str | None, str]:
+    """(the session ``s`` is joined to, "continue" | "fork"), or (None, "root")."""
+    if s.id in continued_from:
+        return continued_from[s.id], "continue"
+    if s.clear_start:
+        return None, "root"
+
+    def earlier(ids: list[str]) -> str | None:
+        cands = [by_id[i] for i in ids if i in by_id and by_id[i].started_at <= s.started_at]
+        return min(cands, key=lambda x: x.started_at).id if cands else None
+
+    if s.head_uuid:
+        src = earlier(_owners(c, s.head_uuid, s.id))
+        if src is not None:
+            return src, ("continue" if s.version.startswith("1.") else "fork")
+    if s.head_parent:
+        src = earlier(_owners(c, s.head_parent, s.id))
+        if src is not None:
+            later_child = c.execute(
+                "SELECT 1 FROM entries WHERE session_id=? AND parent_uuid=? AND meta=0 LIMIT 1",
+                (src, s.head_parent),
+            ).fetchone()
+            return src, ("fork" if later_child else "continue")
+    for (target,) in c.execute("SELECT target_uuid FROM session_links WHERE session_id=?", (s.id,)):
+        src = earlier(_owners(c, target, s.id))
+        if src is not None:
+            return src, "continue"
+    return None, "root"
+
+
+def refresh(store: Store, *, full: bool = False) -> int:
+    """Bring Builders up to date with what capture changed; returns Builders touched."""
+    with store.write() as c:
+        dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
+        if not dirty and not full:
+            return 0
+        if full or dirty >= 2:
+            touched = _regroup(c)
+        else:
+            touched = set()
+        touched |= {
+            r[0]
+            for r in c.execute(
+                "SELECT builder_id FROM sessions WHERE dirty>0 AND builder_id IS NOT NULL"
+            )
+        }
+        for bid in touched:
+            _renumber(c, bid)
+        c.execute("UPDATE sessions SET dirty=0 WHERE dirty>0")
+        return len(touched)
+
+
+def _regroup(c: sqlite3.Connection) -> set[str]:
+    rows = c.execute(
+        "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
+        " head_uuid, head_parent, builder_id, dirty FROM sessions"
+        " WHERE kind='main' AND oneshot=0 ORDER BY started_at, id"
+    ).fetchall()
+    sessions = [_S(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8]) for r in rows]
+    by_id = {s.id: s for s in sessions}
+    continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
+    builder: dict[str, str] = {}
+    forked: dict[str, str] = {}
+    for s in sessions:  # chronological, so what a session joins is already placed
+        src, how = _link(c, s, by_id, continued_from)
+        if src is not None and how == "continue" and src in builder:
+            builder[s.id] = builder[src]
+        else:
+            builder[s.id] = s.id
+            if src is not None and src in builder:
+                forked[s.id] = builder[src]
+    touched: set[str] = set()
+    for s in sessions:
+        if s.builder_id != builder[s.id] or s.dirty:
+            touched.add(builder[s.id])
+        if s.builder_id != builder[s.id]:
+            if s.builder_id:
+                touched.add(s.builder_id)
+            c.execute("UPDATE sessions SET builder_id=? WHERE id=?", (builder[s.id], s.id))
+            c.execute("UPDATE messages SET builder_id=NULL, number=NULL WHERE session_id=?", (s.id,))
+    # sidechains follow their parent session
+    for sid, parent, current in c.execute(
+        "SELECT s.id, p.builder_id, s.builder_id FROM sessions s"
+        " LEFT JOIN sessions p ON p.id = s.parent_session_id WHERE s.kind='sidechain'"
+    ).fetchall():
+        if parent != current:
+            c.execute("UPDATE sessions SET builder_id=?, dirty=1 WHERE id=?", (parent, sid))
+            c.execute("UPDATE messages SET builder_id=NULL, number=NULL WHERE session_id=?", (sid,))
+            touched |= {b for b in (parent, current) if b}
+    live = set(builder.values())
+    for (bid,) in c.execute("SELECT id FROM builders").fetchall():
+        if bid not in live:
+            c.execute("DELETE FROM builders WHERE id=?", (bid,))
+    for bid, was in c.execute(
+        "SELECT id, forked_from FROM builders WHERE forked_from IS NOT NULL"
+    ).fetchall():
+        if forked.get(bid) != was:
+            c.execute("UPDATE builders SET forked_from=NULL WHERE id=?", (bid,))
+    for sid, root in forked.items():
+        touched.add(sid)
+        c.execute(
+            "INSERT INTO builders(id, tool, forked_from) VALUES (?, 'claude', ?)"
+            " ON CONFLICT(id) DO UPDATE SET forked_from=excluded.forked_from",
+            (sid, root),
+        )
+    return touched & live
+
+
+def _renumber(c: sqlite3.Connection, bid: str) -> None:
+    sessions = [
+        r[0]
+        for r in c.execute(
+            "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND message_count>0"
+            " ORDER BY started_at, id",
+            (bid,),
+        )
+    ]
+    if not sessions:
+        c.execute("DELETE FROM builders WHERE id=?", (bid,))
+        return
+    last = sessions[-1]
+    count, top = c.execute(
+        "SELECT COUNT(*), MAX(number) FROM messages WHERE builder_id=? AND number IS NOT NULL"
+        " AND session_id IN (SELECT id FROM sessions WHERE builder_id=? AND kind='main')",
+        (bid, bid),
+    ).fetchone()
+    marks = ",".join("?" * (len(sessions) - 1))
+    settled = (
+        count
+        and count == top
+        # the newest session already belongs here (its replayed head was handled) ...
+        and c.execute(
+            "SELECT 1 FROM messages WHERE session_id=? AND builder_id=? LIMIT 1", (last, bid)
+        ).fetchone()
+        # ... and no older session has messages waiting for a number
+        and not c.execute(
+            f"SELECT 1 FROM messages WHERE session_id IN ({marks}) AND builder_id IS NULL LIMIT 1",
+            sessions[:-1],
+        ).fetchone()
+    )
+    if settled:
+        # only the newest session grew: its new messages follow the rest
+        _number(c, bid, last, int(top))
+    else:
+        seen: set[str] = set()
+        updates: list[tuple[str, int | None, int]] = []
+        n = 0
+        for sid in sessions:
+            for mid, key in c.execute(
+                "SELECT id, key FROM messages WHERE session_id=? ORDER BY seq", (sid,)
+            ).fetchall():
+                if key in seen:  # a replayed copy of an earlier file's message
+                    updates.append((bid, None, mid))
+                    continue
+                seen.add(key)
+                n += 1
+                updates.append((bid, n, mid))
+        c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)
+    for (sid,) in c.execute(
+        "SELECT id FROM sessions WHERE builder_id=? AND kind='sidechain' AND dirty>0", (bid,)
+    ).fetchall():
+        top = c.execute(
+            "SELECT COALESCE(MAX(number), 0) FROM messages WHERE session_id=? AND builder_id=?",
+            (sid, bid),
+        ).fetchone()[0]
+        _number(c, bid, sid, int(top))
+    _summarize(c, bid, sessions)
+
+
+def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> None:
+    """Number the session's messages not yet placed in the Builder, after ``after``."""
+    ids = c.execute(
+        "SELECT id FROM messages WHERE session_id=? AND builder_id IS NULL ORDER BY seq", (sid,)
+    ).fetchall()
+    c.executemany(
+        "UPDATE messages SET builder_id=?, number=? WHERE id=?",
+        [(bid, after + i, mid) for i, (mid,) in enumerate(ids, 1)],
+    )
+
+
+def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str]) -> None:
+    first = c.execute(
+        "SELECT project, started_at, title FROM sessions WHERE id=?", (session_ids[0],)
+    ).fetchone()
+    marks = ",".join("?" * len(session_ids))
+    span = c.execute(
+        f"SELECT MIN(started_at), MAX(updated_at) FROM sessions WHERE id IN ({marks})",
+        session_ids,
+    ).fetchone()
+    count = c.execute(
+        "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id=m.session_id"
+        " WHERE m.builder_id=? AND m.number IS NOT NULL AND s.kind='main'",
+        (bid,),
+    ).fetchone()[0]
+    said = c.execute(
+        "SELECT m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
+        " WHERE m.builder_id=? AND s.kind='main' AND m.role='user' AND m.meta=0"
+        " AND m.number IS NOT NULL ORDER BY m.number LIMIT 1",
+        (bid,),
+    ).fetchone()
+    title = c.execute(
+        f"SELECT title FROM sessions WHERE id IN ({marks}) AND title IS NOT NULL"
+        " ORDER BY updated_at DESC LIMIT 1",
+        session_ids,
+    ).fetchone()
+    summary = " ".join((said[0] if said else "").split())[:300]
+    c.execute(
+        "INSERT INTO builders(id, tool, project, started_at, updated_at, summary, title,"
+        " message_count) VALUES (?, 'claude', ?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+        " project=excluded.project, started_at=excluded.started_at,"
+        " updated_at=excluded.updated_at, summary=excluded.summary, title=excluded.title,"
+        " message_count=excluded.message_count",
+        (bid, first[0], span[0], span[1], summary, title[0] if title else None, count),
+    )

@@ -1,0 +1,103 @@
+"""Bulk and per-session import: discovery -> preview -> capture -> Builders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lazy.builders import refresh
+from lazy.capture.discovery import Candidate, Discovery
+from lazy.capture.pipeline import capture_file
+from lazy.model import ImportReport, QuarantineInfo, SkipInfo
+from lazy.store import Store
+
+
+@dataclass
+class Plan:
+    discovery: Discovery
+    imported: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        return len(self.discovery.sessions)
+
+
+def plan(store: Store, discovery: Discovery) -> Plan:
+    """Which discovered sessions the store already holds."""
+    p = Plan(discovery)
+    conn = store.conn
+    for sid, cand in sorted(discovery.sessions.items(), key=lambda kv: kv[1].mtime_ns):
+        row = conn.execute(
+            "SELECT message_count FROM sessions WHERE id=? AND kind='main'", (sid,)
+        ).fetchone()
+        if row is not None and row[0] > 0:
+            p.imported.append(sid)
+            continue
+        seen = conn.execute(
+            "SELECT size FROM source_files WHERE path=? AND status='ok'", (str(cand.path),)
+        ).fetchone()
+        if seen is not None and seen[0] == cand.size:
+            p.empty.append(sid)  # read before: nothing in it is conversation
+        else:
+            p.missing.append(sid)
+    return p
+
+
+Progress = Callable[[Candidate], None]
+
+
+def run_import(
+    store: Store,
+    discovery: Discovery,
+    session_ids: list[str],
+    *,
+    on_file: Progress | None = None,
+    report: ImportReport | None = None,
+) -> ImportReport:
+    """Capture the named sessions (and their subagent files), then regroup Builders."""
+    report = report or ImportReport()
+    report.ignored_oneshots = len(discovery.oneshots)
+    for sid in session_ids:
+        existed = bool(
+            store.conn.execute(
+                "SELECT message_count FROM sessions WHERE id=? AND kind='main' AND message_count>0",
+                (sid,),
+            ).fetchone()
+        )
+        statuses = []
+        for cand in discovery.files_of(sid):
+            res = capture_file(store, cand.path, regroup=False)
+            statuses.append((cand, res))
+            report.messages_added += res.messages_added
+            report.bytes_read += res.bytes_read
+            report.quarantined += [
+                QuarantineInfo(file=res.path, line=q.line_no, reason=q.reason)
+                for q in res.quarantined
+            ]
+            if on_file:
+                on_file(cand)
+        main = statuses[0][1] if statuses and not statuses[0][0].is_sidechain else None
+        if main is None:
+            continue
+        if main.status == "refused":
+            report.refused.append(SkipInfo(session_id=sid, path=main.path, reason=main.reason or ""))
+        elif main.status in ("missing", "error"):
+            reason = f"{main.reason} [{main.code}]"
+            report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))
+        elif main.status == "oneshot":
+            report.ignored_oneshots += 1
+        elif not store.conn.execute(
+            "SELECT 1 FROM sessions WHERE id=? AND message_count>0", (sid,)
+        ).fetchone():
+            report.skipped.append(
+                SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
+            )
+        elif existed:
+            if main.messages_added or main.messages_updated:
+                report.updated.append(sid)
+        else:
+            report.imported.append(sid)
+    refresh(store)
+    return report

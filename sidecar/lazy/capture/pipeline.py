@@ -1,0 +1,561 @@
+"""Capture: read what a source file gained since last time and store it, one transaction
+per batch. Safe to run from several processes at once on the same file."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import zstandard
+
+from lazy.capture.projects import project_of
+from lazy.model import MessagePart, Quarantined, ReadBatch, SessionFacts
+from lazy.sources.claude import ClaudeReader, render, role_of
+from lazy.sources.jsonl import read_complete, split_lines
+from lazy.store import Store, StoreError, now_iso
+
+BATCH = 64 * 1024 * 1024
+WINDOW = 4096  # bytes hashed at the head and just before the read offset
+
+_zc = zstandard.ZstdCompressor(level=3)
+_zd = zstandard.ZstdDecompressor()
+
+
+def compress(data: bytes) -> bytes:
+    return _zc.compress(data)
+
+
+def decompress(data: bytes) -> bytes:
+    return _zd.decompress(data)
+
+
+@dataclass
+class CaptureResult:
+    path: str
+    session_id: str
+    status: str  # captured | unchanged | empty | refused | oneshot | missing | error
+    messages_added: int = 0
+    messages_updated: int = 0
+    bytes_read: int = 0
+    reason: str | None = None
+    code: str | None = None
+    quarantined: list[Quarantined] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)
+
+
+class _Conflict(Exception):
+    """Another process advanced this file between our read and our write."""
+
+
+def file_identity(path: Path) -> tuple[str, str | None]:
+    """(session id the path gives, agent id for a subagent file)."""
+    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
+    if stem.startswith("agent-"):
+        agent = stem[len("agent-") :]
+        parts = path.parts
+        if "subagents" in parts:
+            i = len(parts) - 1 - parts[::-1].index("subagents")
+            return parts[i - 1], agent
+        return stem, agent  # older layout: the lines name the parent session
+    return stem, None
+
+
+def _hash(f: IO[bytes], start: int, end: int) -> bytes:
+    f.seek(start)
+    return hashlib.blake2b(f.read(end - start), digest_size=16).digest()
+
+
+def _windows(f: IO[bytes], offset: int) -> tuple[bytes, bytes]:
+    return _hash(f, 0, min(WINDOW, offset)), _hash(f, max(0, offset - WINDOW), offset)
+
+
+def _row(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
+    conn.row_factory = sqlite3.Row
+    try:
+        row: sqlite3.Row | None = conn.execute(
+            "SELECT * FROM source_files WHERE path = ?", (path,)
+        ).fetchone()
+    finally:
+        conn.row_factory = None
+    return row
+
+
+def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None]:
+    def load(key: str) -> SessionFacts | None:
+        r = conn.execute(
+            "SELECT cwd, git_branch, version, started_at, updated_at, title, clear_start,"
+            " continued_in, oneshot, first_user_seen, head_uuid, head_parent"
+            " FROM sessions WHERE id = ?",
+            (key,),
+        ).fetchone()
+        if r is None:
+            return None
+        return SessionFacts(
+            cwd=r[0],
+            git_branch=r[1],
+            version=r[2],
+            first_timestamp=r[3],
+            last_timestamp=r[4],
+            title=r[5],
+            clear_start=bool(r[6]),
+            continued_in=r[7],
+            oneshot=bool(r[8]),
+            first_user_seen=bool(r[9]),
+            head_uuid=r[10],
+            head_parent=r[11],
+        )
+
+    return load
+
+
+def capture_file(store: Store, path: Path, *, regroup: bool = True) -> CaptureResult:
+    """Capture what ``path`` holds beyond what the store has; idempotent."""
+    for _ in range(20):
+        try:
+            result = _capture(store, path)
+            break
+        except _Conflict:
+            continue
+    else:  # pragma: no cover - twenty writers racing on one file
+        raise StoreError("capture kept racing with another process", "EAGAIN", str(path))
+    if regroup and result.sessions:
+        from lazy.builders import refresh
+
+        refresh(store)
+    return result
+
+
+def _fail(store: Store, path: Path, sid: str, status: str, e: OSError) -> CaptureResult:
+    code = errno.errorcode.get(e.errno or 0, type(e).__name__)
+    reason = {
+        "missing": "the file disappeared before it could be read",
+        "error": "the file could not be read",
+    }[status]
+    store.log("error", reason, path=str(path), session_id=sid, code=code, detail=str(e))
+    return CaptureResult(str(path), sid, status, reason=reason, code=code)
+
+
+def _capture(store: Store, path: Path) -> CaptureResult:
+    spath = str(path)
+    sid, agent = file_identity(path)
+    try:
+        st = os.stat(path)
+        f = open(path, "rb")  # noqa: SIM115 - closed below, across the batches
+    except FileNotFoundError as e:
+        return _fail(store, path, sid, "missing", e)
+    except OSError as e:
+        return _fail(store, path, sid, "error", e)
+    with f:
+        return _capture_open(store, path, spath, sid, agent, f, st)
+
+
+def _capture_open(
+    store: Store,
+    path: Path,
+    spath: str,
+    sid: str,
+    agent: str | None,
+    f: IO[bytes],
+    st: os.stat_result,
+) -> CaptureResult:
+    conn = store.conn
+    row = _row(conn, spath)
+    result = CaptureResult(spath, sid, "unchanged")
+    size, mtime = st.st_size, st.st_mtime_ns
+    if row is not None:
+        if row["status"] == "oneshot":
+            result.status = "oneshot"
+            return result
+        if row["size"] == size and row["mtime_ns"] == mtime:
+            result.status = "refused" if row["status"] == "refused" else "unchanged"
+            return result
+    generation = 0
+    start = 0
+    line_no = 1
+    expected: tuple[int, int] | None = None
+    if row is not None:
+        expected = (row["read_offset"], row["generation"])
+        generation = row["generation"]
+        offset = row["read_offset"]
+        try:
+            intact = size >= offset and _windows(f, offset) == (row["head_hash"], row["tail_hash"])
+        except OSError as e:
+            return _fail(store, path, sid, "error", e)
+        if intact and row["status"] != "refused":
+            start, line_no = offset, row["lines_read"] + 1
+        else:
+            generation += 1  # rewritten (or shorter): read it whole again, merge by id
+
+    if start == 0:
+        refusal = _strict_prefix(store, path, sid, agent, f)
+        if refusal is not None:
+            with store.write() as c:
+                _check(c, spath, expected)
+                _upsert_file(c, spath, sid, agent, size, mtime, status="refused")
+            store.log("refused", refusal, path=spath, session_id=sid, code="STRICT_PREFIX")
+            result.status, result.reason = "refused", refusal
+            return result
+
+    reader = ClaudeReader(spath, sid, agent, load=_load_facts(conn))
+    wrote_any = False
+    while True:
+        try:
+            data = read_complete(f, start, BATCH)
+        except OSError as e:
+            return _fail(store, path, sid, "error", e)
+        if not data:
+            break
+        batch = reader.read(split_lines(data, start, line_no))
+        end = start + len(data)
+        with store.write() as c:
+            _check(c, spath, expected)
+            main_facts = batch.facts.get(sid) or reader.facts.get(sid)
+            if agent is None and main_facts is not None and main_facts.oneshot:
+                _forget_file(c, spath, sid, size, mtime)
+                result.status = "oneshot"
+                return result
+            file_id = _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
+            c.execute(
+                "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
+                " VALUES (?,?,?,?,?,?)",
+                (file_id, generation, start, end, line_no, compress(data)),
+            )
+            added, updated, touched = _apply(c, batch, spath, generation)
+            head, tail = _windows(f, end)
+            c.execute(
+                "UPDATE source_files SET read_offset=?, lines_read=?, head_hash=?, tail_hash=?,"
+                " generation=?, status='ok', updated_at=? WHERE id=?",
+                (end, line_no + batch.lines - 1, head, tail, generation, now_iso(), file_id),
+            )
+        wrote_any = True
+        expected = (end, generation)
+        result.messages_added += added
+        result.messages_updated += updated
+        result.bytes_read += len(data)
+        result.quarantined.extend(batch.quarantine)
+        result.sessions |= touched
+        start, line_no = end, line_no + batch.lines
+    with store.write() as c:
+        _check(c, spath, expected)
+        _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
+    if result.sessions:
+        result.status = "captured"
+    elif not wrote_any and start == 0:
+        result.status = "empty"
+    for q in result.quarantined:
+        store.log(
+            "warning",
+            f"line {q.line_no} quarantined: {q.reason}",
+            path=spath,
+            session_id=sid,
+            code="BAD_LINE",
+        )
+    return result
+
+
+def _check(c: sqlite3.Connection, spath: str, expected: tuple[int, int] | None) -> None:
+    r = c.execute(
+        "SELECT read_offset, generation FROM source_files WHERE path=?", (spath,)
+    ).fetchone()
+    if (None if r is None else (r[0], r[1])) != expected:
+        raise _Conflict
+
+
+def _upsert_file(
+    c: sqlite3.Connection,
+    spath: str,
+    sid: str,
+    agent: str | None,
+    size: int,
+    mtime: int,
+    *,
+    status: str,
+) -> int:
+    c.execute(
+        "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, status,"
+        " updated_at) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
+        " status=excluded.status, updated_at=excluded.updated_at",
+        (spath, sid, agent, size, mtime, status, now_iso()),
+    )
+    r = c.execute("SELECT id FROM source_files WHERE path=?", (spath,)).fetchone()
+    return int(r[0])
+
+
+def _forget_file(c: sqlite3.Connection, spath: str, sid: str, size: int, mtime: int) -> None:
+    """A lazy one-shot: keep nothing of it but the note that it is one."""
+    r = c.execute("SELECT id FROM source_files WHERE path=?", (spath,)).fetchone()
+    if r is not None:
+        c.execute("DELETE FROM raw_chunks WHERE file_id=?", (r[0],))
+    for table in ("messages", "entries", "session_links"):
+        c.execute(f"DELETE FROM {table} WHERE session_id=?", (sid,))
+    c.execute("DELETE FROM sessions WHERE id=?", (sid,))
+    c.execute(
+        "INSERT INTO source_files(path, tool, session_id, size, mtime_ns, status, updated_at)"
+        " VALUES (?, 'claude', ?, ?, ?, 'oneshot', ?) ON CONFLICT(path) DO UPDATE SET"
+        " status='oneshot', size=excluded.size, mtime_ns=excluded.mtime_ns",
+        (spath, sid, size, mtime, now_iso()),
+    )
+
+
+def _strict_prefix(
+    store: Store, path: Path, sid: str, agent: str | None, f: IO[bytes]
+) -> str | None:
+    """Why this copy must not be stored: its messages are a strict prefix of what is."""
+    stored: dict[str, list[str]] = {}
+    for key, msg_key in store.conn.execute(
+        "SELECT session_id, key FROM messages WHERE session_id = ? OR session_id LIKE ?"
+        " ORDER BY session_id, seq",
+        (sid, f"{sid}:%"),
+    ):
+        stored.setdefault(key, []).append(msg_key)
+    if not stored:
+        return None
+    reader = ClaudeReader(str(path), sid, agent)
+    seen: dict[str, list[str]] = {}
+    start, line_no = 0, 1
+    while True:
+        data = read_complete(f, start, BATCH)
+        if not data:
+            break
+        batch = reader.read(split_lines(data, start, line_no))
+        for key, parts in batch.parts.items():
+            keys = seen.setdefault(key, [])
+            for p in parts:
+                if not keys or keys[-1] != p.key:
+                    keys.append(p.key)
+        start, line_no = start + len(data), line_no + batch.lines
+    for key, old in stored.items():
+        new = seen.get(key, [])
+        if len(new) < len(old) and old[: len(new)] == new:
+            return (
+                f"refused a copy of session {key} whose {len(new)} message(s) are a strict"
+                f" prefix of the {len(old)} stored: capture never shortens a conversation"
+            )
+    return None
+
+
+# ---- writing a batch ---------------------------------------------------------------------
+
+
+def _usage_size(u: dict[str, Any] | None) -> int:
+    if not u:
+        return -1
+    v = u.get("output_tokens")
+    return v if isinstance(v, int) else 0
+
+
+def _build(parts: list[MessagePart], blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    first = parts[0]
+    role = role_of(blocks, first.role)
+    text, detail = render(blocks)
+    usage = max((p.usage for p in parts), key=_usage_size, default=None)
+    model = next((p.model for p in parts if p.model), None)
+    tool_name = next((b.get("name") for b in blocks if b["type"] == "tool_use"), None)
+    return {
+        "role": role,
+        "kinds": orjson.dumps([b["type"] for b in blocks]).decode(),
+        "text": text,
+        "detail": detail,
+        "blocks": compress(orjson.dumps(blocks)),
+        "model": model,
+        "usage": orjson.dumps(usage).decode() if usage else None,
+        "tool_name": tool_name,
+        "request_id": next((p.request_id for p in parts if p.request_id), None),
+    }
+
+
+def _chunks(items: list[str], n: int = 500) -> Iterable[list[str]]:
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+def _apply(
+    c: sqlite3.Connection, batch: ReadBatch, spath: str, generation: int
+) -> tuple[int, int, set[str]]:
+    added = updated = 0
+    touched: set[str] = set()
+    for q in batch.quarantine:
+        c.execute(
+            "INSERT OR IGNORE INTO quarantine(path, line_no, byte_offset, generation, reason, raw,"
+            " raw_size, at) VALUES (?,?,?,?,?,?,?,?)",
+            (spath, q.line_no, q.offset, generation, q.reason, compress(q.raw), len(q.raw), now_iso()),
+        )
+    for key, entries in batch.entries.items():
+        c.executemany(
+            "INSERT OR IGNORE INTO entries(session_id, uuid, parent_uuid, logical_parent_uuid, ts,"
+            " meta, seq) VALUES (?,?,?,?,?,?,?)",
+            [
+                (key, e.uuid, e.parent_uuid, e.logical_parent_uuid, e.timestamp, e.meta, e.line_no)
+                for e in entries
+            ],
+        )
+        links = [(key, e.logical_parent_uuid) for e in entries if e.logical_parent_uuid]
+        if links:
+            c.executemany("INSERT OR IGNORE INTO session_links VALUES (?,?)", links)
+    for key, uuids in batch.retract.items():
+        for u in uuids:
+            n = c.execute(
+                "DELETE FROM messages WHERE session_id=? AND key=? AND meta=1", (key, u)
+            ).rowcount
+            if n:
+                c.execute(
+                    "UPDATE sessions SET message_count = message_count - ?, dirty = 2 WHERE id=?",
+                    (n, key),
+                )
+                touched.add(key)
+    for key, facts in batch.facts.items():
+        a, u = _apply_messages(c, key, batch.parts.get(key, []))
+        added += a
+        updated += u
+        relink = _upsert_session(c, key, facts, batch, a)
+        if a or u or relink:
+            touched.add(key)
+            c.execute(
+                "UPDATE sessions SET dirty = MAX(dirty, ?) WHERE id = ?", (2 if relink else 1, key)
+            )
+    return added, updated, touched
+
+
+def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -> tuple[int, int]:
+    if not parts:
+        return 0, 0
+    groups: dict[str, list[MessagePart]] = {}
+    for p in parts:
+        groups.setdefault(p.key, []).append(p)
+    existing: dict[str, tuple[int, bytes, str]] = {}
+    for chunk in _chunks(list(groups)):
+        marks = ",".join("?" * len(chunk))
+        for mid, mkey, blocks, uuids in c.execute(
+            f"SELECT id, key, blocks, uuids FROM messages WHERE session_id=? AND key IN ({marks})",
+            [key, *chunk],
+        ):
+            existing[mkey] = (mid, blocks, uuids)
+    r = c.execute("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id=?", (key,)).fetchone()
+    seq = int(r[0])
+    added = updated = 0
+    inserts = []
+    for mkey, ps in groups.items():
+        if mkey in existing:
+            mid, old_blocks, old_uuids = existing[mkey]
+            have = set(orjson.loads(old_uuids))
+            fresh = [p for p in ps if p.uuid not in have]
+            if not fresh:
+                continue
+            blocks = orjson.loads(decompress(old_blocks))
+            for p in fresh:
+                blocks.extend(p.blocks)
+            uuids = [*orjson.loads(old_uuids), *(p.uuid for p in fresh)]
+            m = _build(ps, blocks)
+            c.execute(
+                "UPDATE messages SET role=:role, kinds=:kinds, text=:text, detail=:detail,"
+                " blocks=:blocks, model=COALESCE(model, :model), usage=COALESCE(:usage, usage),"
+                " tool_name=COALESCE(tool_name, :tool_name), uuids=:uuids WHERE id=:id",
+                {**m, "uuids": orjson.dumps(uuids).decode(), "id": mid},
+            )
+            updated += 1
+            continue
+        seen: set[str] = set()
+        blocks = []
+        uuids = []
+        for p in ps:
+            if p.uuid in seen:
+                continue
+            seen.add(p.uuid)
+            uuids.append(p.uuid)
+            blocks.extend(p.blocks)
+        seq += 1
+        m = _build(ps, blocks)
+        inserts.append(
+            (
+                key,
+                mkey,
+                seq,
+                m["role"],
+                m["kinds"],
+                m["text"],
+                m["detail"],
+                m["blocks"],
+                orjson.dumps(uuids).decode(),
+                ps[0].meta,
+                m["model"],
+                m["request_id"],
+                m["usage"],
+                m["tool_name"],
+                ps[0].timestamp,
+            )
+        )
+        added += 1
+    c.executemany(
+        "INSERT INTO messages(session_id, key, seq, role, kinds, text, detail, blocks, uuids, meta,"
+        " model, request_id, usage, tool_name, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        inserts,
+    )
+    return added, updated
+
+
+def _upsert_session(
+    c: sqlite3.Connection, key: str, f: SessionFacts, batch: ReadBatch, added: int
+) -> bool:
+    """Merge what this batch learnt; True when Builder membership may have changed."""
+    old = c.execute(
+        "SELECT head_uuid, continued_in, clear_start FROM sessions WHERE id=?", (key,)
+    ).fetchone()
+    side = batch.sidechain_of.get(key)
+    project = project_of(f.cwd) if f.cwd else None
+    c.execute(
+        "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
+        " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
+        " continued_in, head_uuid, head_parent, oneshot, message_count)"
+        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT(id) DO UPDATE SET"
+        " project=COALESCE(sessions.project, excluded.project),"
+        " cwd=COALESCE(sessions.cwd, excluded.cwd),"
+        " git_branch=COALESCE(sessions.git_branch, excluded.git_branch),"
+        " version=COALESCE(sessions.version, excluded.version),"
+        " started_at=MIN(COALESCE(sessions.started_at, excluded.started_at),"
+        "                COALESCE(excluded.started_at, sessions.started_at)),"
+        " updated_at=MAX(COALESCE(sessions.updated_at, ''), COALESCE(excluded.updated_at, '')),"
+        " title=COALESCE(excluded.title, sessions.title),"
+        " clear_start=MAX(sessions.clear_start, excluded.clear_start),"
+        " first_user_seen=MAX(sessions.first_user_seen, excluded.first_user_seen),"
+        " continued_in=COALESCE(excluded.continued_in, sessions.continued_in),"
+        " head_uuid=COALESCE(sessions.head_uuid, excluded.head_uuid),"
+        " head_parent=COALESCE(sessions.head_parent, excluded.head_parent),"
+        " message_count=sessions.message_count + excluded.message_count",
+        (
+            key,
+            "sidechain" if side else "main",
+            side[0] if side else None,
+            side[1] if side else None,
+            project,
+            f.cwd,
+            f.git_branch,
+            f.version,
+            f.first_timestamp,
+            f.last_timestamp,
+            f.title,
+            f.clear_start,
+            f.first_user_seen,
+            f.continued_in,
+            f.head_uuid,
+            f.head_parent,
+            f.oneshot,
+            added,
+        ),
+    )
+    if old is None:
+        return True
+    if any(e.logical_parent_uuid for e in batch.entries.get(key, [])):
+        return True
+    return (old[0] is None and f.head_uuid is not None) or old[1] != f.continued_in or (
+        not old[2] and f.clear_start
+    )
+

@@ -1,0 +1,229 @@
+"""`lazy conversations`, `lazy builder list`, `lazy show`: reading what is stored."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from lazy.capture.projects import project_label
+from lazy.cli.common import (
+    all_projects_option,
+    current_project,
+    emit_json,
+    json_option,
+    open_store,
+    out,
+    resolve,
+    scope,
+    when,
+)
+from lazy.model import BuilderInfo, MessageView, Transcript
+from lazy.store.queries import list_builders, search_messages, transcript
+
+ROLE_STYLE = {
+    "user": "bold cyan",
+    "assistant": "bold green",
+    "reasoning": "magenta",
+    "tool_call": "yellow",
+    "tool_result": "dim",
+    "system": "dim italic",
+}
+
+
+def builders_table(builders: list[BuilderInfo]) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    table.add_column("id", no_wrap=True, min_width=8)
+    table.add_column("start", no_wrap=True, min_width=16)
+    table.add_column("project", no_wrap=True, max_width=20)
+    table.add_column("msgs", justify="right", no_wrap=True)
+    table.add_column("summary", overflow="ellipsis", no_wrap=True, max_width=100)
+    for b in builders:
+        extra = ""
+        if b.sidechains:
+            extra += f" +{len(b.sidechains)} subagent(s)"
+        if b.forked_from:
+            extra += f" (fork of {b.forked_from[:8]})"
+        summary = Text(b.summary or "(no words)")
+        if extra:
+            summary.append(extra, style="dim")
+        table.add_row(
+            b.short_id, when(b.started_at), project_label(b.project), str(b.message_count), summary
+        )
+    return table
+
+
+def print_builders(builders: list[BuilderInfo], all_projects: bool) -> None:
+    if not builders:
+        where = "the store" if all_projects else f"project {current_project()}"
+        out.print(f"No conversations in {where}.")
+        if not all_projects:
+            out.print("Try --all-projects, or `lazy import-conversation` to bring history in.")
+        return
+    out.print(builders_table(builders))
+
+
+def list_command(all_projects: bool, as_json: bool, limit: int | None) -> None:
+    with open_store() as store:
+        builders = list_builders(store.conn, scope(all_projects), limit)
+    if as_json:
+        emit_json({"builders": [b.model_dump(mode="json") for b in builders]})
+    else:
+        print_builders(builders, all_projects)
+
+
+def _message(m: MessageView, width: int = 0) -> Text:
+    head = Text()
+    head.append(f"#{m.number} ", style="bold")
+    head.append(m.role, style=ROLE_STYLE.get(m.role, ""))
+    if m.tool_name:
+        head.append(f" {m.tool_name}", style="yellow")
+    head.append(f"  {when(m.timestamp)}", style="dim")
+    body = m.text
+    if m.role in ("tool_call", "tool_result", "reasoning") and body.count("\n") > 6:
+        lines = body.splitlines()
+        body = "\n".join(lines[:6]) + f"\n… ({len(lines) - 6} more lines)"
+    head.append("\n")
+    head.append(body, style="dim" if m.role in ("tool_result", "system") else "")
+    return head
+
+
+def print_transcript(t: Transcript) -> None:
+    b = t.builder
+    out.print(
+        Text.assemble(
+            (b.id, "bold"),
+            f"  {project_label(b.project)}  {when(b.started_at)} → {when(b.updated_at)}",
+            f"  {b.message_count} messages",
+            (f"  fork of {b.forked_from}" if b.forked_from else "", "dim"),
+        )
+    )
+    if len(b.session_ids) > 1:
+        out.print(Text(f"joined from {len(b.session_ids)} session files", style="dim"))
+    out.print()
+    for m in t.messages:
+        out.print(_message(m))
+        out.print()
+    for side in t.sidechains:
+        out.print(
+            Text(f"── subagent {side.agent_id or side.session_id} ({len(side.messages)} messages)",
+                 style="bold magenta")
+        )
+        for m in side.messages:
+            out.print(_message(m))
+            out.print()
+
+
+def show_command(ident: str, as_json: bool) -> None:
+    with open_store() as store:
+        t = transcript(store.conn, resolve(store, ident))
+    if as_json:
+        emit_json(t)
+    else:
+        print_transcript(t)
+
+
+@click.group(invoke_without_command=True)
+@all_projects_option
+@json_option
+@click.option("--limit", type=int, default=None, help="Show at most this many.")
+@click.pass_context
+def conversations(ctx: click.Context, all_projects: bool, as_json: bool, limit: int | None) -> None:
+    """List stored conversations (Builders), newest first.
+
+    One row per Builder: a conversation from its start or /clear to the next /clear, however
+    many session files compaction, resume and subagents split it into. Columns: short id,
+    start, project, messages, summary (the first thing you said).
+
+    \b
+    lazy conversations                      # this project's, newest first
+    lazy conversations --all-projects       # every project
+    lazy conversations show 4f8c2a1b        # read one in full
+    lazy conversations search "retention"   # search message text
+    """
+    if ctx.invoked_subcommand is None:
+        list_command(all_projects, as_json, limit)
+
+
+@conversations.command("show")
+@click.argument("ident", metavar="ID")
+@json_option
+def conversations_show(ident: str, as_json: bool) -> None:
+    """Read one conversation in full, messages numbered from 1.
+
+    ID is the Builder id or any of its session ids, or a unique prefix of one; an
+    ambiguous prefix is an error that lists the candidates.
+    """
+    show_command(ident, as_json)
+
+
+@conversations.command("search")
+@click.argument("text")
+@all_projects_option
+@json_option
+@click.option("--limit", type=int, default=50, show_default=True, help="Most matches to show.")
+def conversations_search(text: str, all_projects: bool, as_json: bool, limit: int) -> None:
+    """Find messages containing TEXT (case-insensitive), grouped by conversation."""
+    with open_store() as store:
+        hits = search_messages(store.conn, text, scope(all_projects), limit)
+        builders = {b.id: b for b in list_builders(store.conn, scope(all_projects))}
+    grouped: dict[str, list[tuple[int, str]]] = {}
+    for bid, number, body in hits:
+        grouped.setdefault(bid, []).append((number, body))
+    if as_json:
+        emit_json(
+            {
+                "results": [
+                    {
+                        "builder": builders[bid].model_dump(mode="json") if bid in builders else None,
+                        "matches": [{"number": n, "text": body} for n, body in ms],
+                    }
+                    for bid, ms in grouped.items()
+                ]
+            }
+        )
+        return
+    if not grouped:
+        out.print(f"No message contains {text!r}.")
+        return
+    low = text.lower()
+    for bid, ms in grouped.items():
+        b = builders.get(bid)
+        header = Text(bid[:8], style="bold")
+        if b:
+            header.append(f"  {when(b.started_at)}  {project_label(b.project)}  {b.summary[:70]}")
+        out.print(header)
+        for number, body in ms[:5]:
+            flat = " ".join(body.split())
+            i = flat.lower().find(low)
+            lo = max(0, i - 60)
+            snippet = Text(f"  #{number}: " + ("…" if lo else ""))
+            snippet.append(flat[lo:i])
+            snippet.append(flat[i : i + len(text)], style="bold reverse")
+            snippet.append(flat[i + len(text) : i + len(text) + 80])
+            out.print(snippet)
+        if len(ms) > 5:
+            out.print(Text(f"  … {len(ms) - 5} more match(es)", style="dim"))
+        out.print()
+
+
+@click.group()
+def builder() -> None:
+    """Builders: conversations joined across their session files."""
+
+
+@builder.command("list")
+@all_projects_option
+@json_option
+@click.option("--limit", type=int, default=None, help="Show at most this many.")
+def builder_list(all_projects: bool, as_json: bool, limit: int | None) -> None:
+    """The same table as `lazy conversations`."""
+    list_command(all_projects, as_json, limit)
+
+
+@click.command("show")
+@click.argument("ident", metavar="BUILDER_ID")
+@json_option
+def show(ident: str, as_json: bool) -> None:
+    """Read one Builder in full (same as `lazy conversations show`)."""
+    show_command(ident, as_json)

@@ -1,0 +1,33 @@
+"""The `lazy` command line."""
+
+from __future__ import annotations
+
+import click
+
+from lazy import __version__
+from lazy.cli.conversations import builder, conversations, show
+from lazy.cli.importing import import_conversation
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lazy")
+def cli() -> None:
+    """lazy: durable, searchable memory of your coding-agent conversations.
+
+    The store lives in $LAZY_HOME (default ~/.lazy). Commands act on the project of the
+    current directory; --all-projects widens.
+    """
+
+
+cli.add_command(import_conversation)
+cli.add_command(conversations)
+cli.add_command(builder)
+cli.add_command(show)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""Types shared by every layer.
+
+Readers emit the light dataclasses (they run once per source line, so they stay cheap);
+surfaces (CLI JSON, the sidecar protocol) use the pydantic models at the bottom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# lazy's own machine one-shots start their prompt with this marker, so the session file
+# carries it durably. Detection is anchored at the very start of the session's first user
+# message (see protocol/oneshot.md); a conversation that merely quotes it is still captured.
+ONESHOT_MARKER = "[lazy:one-shot v1]"
+
+Role = Literal["user", "assistant", "reasoning", "tool_call", "tool_result", "system"]
+Tool = Literal["claude", "codex", "opencode"]
+
+# Bumped whenever the reader's output changes, so stored rows can be re-derived.
+READER_VERSION = 1
+
+
+@dataclass(slots=True)
+class Entry:
+    """One node of an agent's uuid DAG (a source line that carries a uuid)."""
+
+    uuid: str
+    parent_uuid: str | None
+    logical_parent_uuid: str | None
+    timestamp: str | None
+    meta: bool  # harness-injected (caveats, expanded prompts): never used to link sessions
+    line_no: int
+
+
+@dataclass(slots=True)
+class MessagePart:
+    """What one source line contributes to a message; lines sharing a key are one message."""
+
+    key: str  # message.id for assistant API messages, else the line's uuid
+    uuid: str
+    role: Role
+    blocks: list[dict[str, Any]]
+    timestamp: str | None
+    line_no: int
+    model: str | None = None
+    request_id: str | None = None
+    usage: dict[str, Any] | None = None
+    meta: bool = False  # harness text (expanded command prompt, compact summary)
+
+
+@dataclass(slots=True)
+class SessionFacts:
+    """Per-session facts a reader learns while streaming; merged across capture batches."""
+
+    cwd: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    title: str | None = None
+    clear_start: bool = False  # the session was opened by /clear
+    continued_in: str | None = None  # `continued-in` record: the conversation moved on there
+    oneshot: bool = False
+    first_user_seen: bool = False
+    head_uuid: str | None = None  # first user/assistant entry that is not harness text
+    head_parent: str | None = None
+
+
+@dataclass(slots=True)
+class Quarantined:
+    line_no: int
+    offset: int
+    reason: str
+    raw: bytes
+
+
+@dataclass(slots=True)
+class ReadBatch:
+    """The reader's output for a run of complete lines, keyed by session key."""
+
+    entries: dict[str, list[Entry]] = field(default_factory=dict)
+    parts: dict[str, list[MessagePart]] = field(default_factory=dict)
+    facts: dict[str, SessionFacts] = field(default_factory=dict)
+    sidechain_of: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    quarantine: list[Quarantined] = field(default_factory=list)
+    # uuids of harness messages (an untagged caveat) earlier batches kept, now known to be
+    # boilerplate because the built-in command they introduced arrived
+    retract: dict[str, list[str]] = field(default_factory=dict)
+    unknown_types: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+
+
+# ---- surface models -------------------------------------------------------------------
+
+
+class SidechainInfo(BaseModel):
+    session_id: str
+    agent_id: str | None = None
+    message_count: int = 0
+
+
+class BuilderInfo(BaseModel):
+    id: str
+    short_id: str
+    tool: str
+    project: str | None
+    started_at: str | None
+    updated_at: str | None
+    message_count: int
+    summary: str
+    title: str | None = None
+    session_ids: list[str] = Field(default_factory=list)
+    sidechains: list[SidechainInfo] = Field(default_factory=list)
+    forked_from: str | None = None
+
+
+class MessageView(BaseModel):
+    number: int
+    role: str
+    text: str
+    session_id: str
+    timestamp: str | None
+    kinds: list[str]
+    model: str | None = None
+    tool_name: str | None = None
+
+
+class SidechainView(BaseModel):
+    session_id: str
+    agent_id: str | None = None
+    messages: list[MessageView] = Field(default_factory=list)
+
+
+class Transcript(BaseModel):
+    builder: BuilderInfo
+    messages: list[MessageView]
+    sidechains: list[SidechainView] = Field(default_factory=list)
+
+
+class QuarantineInfo(BaseModel):
+    file: str
+    line: int
+    reason: str
+
+
+class SkipInfo(BaseModel):
+    session_id: str
+    path: str
+    reason: str
+
+
+class ImportReport(BaseModel):
+    found: int = 0
+    missing: int = 0
+    already_imported: int = 0
+    imported: list[str] = Field(default_factory=list)
+    updated: list[str] = Field(default_factory=list)
+    skipped: list[SkipInfo] = Field(default_factory=list)
+    refused: list[SkipInfo] = Field(default_factory=list)
+    ignored_oneshots: int = 0
+    quarantined: list[QuarantineInfo] = Field(default_factory=list)
+    messages_added: int = 0
+    bytes_read: int = 0
+    dry_run: bool = False

@@ -1,0 +1,133 @@
+"""The store: one SQLite database under LAZY_HOME, the system of record."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lazy.store.schema import migrate
+
+BUSY_TIMEOUT_MS = 60_000
+
+
+def lazy_home() -> Path:
+    return Path(os.environ.get("LAZY_HOME") or Path.home() / ".lazy").expanduser()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class StoreError(Exception):
+    """A store failure with the machine detail kept for the user."""
+
+    def __init__(self, message: str, code: str, detail: str):
+        super().__init__(f"{message} [{code}: {detail}]")
+        self.message = message
+        self.code = code
+        self.detail = detail
+
+
+def explain(exc: BaseException) -> StoreError:
+    """Turn a sqlite/OS error into a message a person can act on."""
+    detail = str(exc)
+    code = type(exc).__name__
+    low = detail.lower()
+    if isinstance(exc, OSError) and exc.errno is not None:
+        import errno
+
+        code = errno.errorcode.get(exc.errno, code)
+    if "disk i/o error" in low or "full" in low or code in ("ENOSPC", "EFBIG"):
+        return StoreError("could not write to the store: is the disk full?", code, detail)
+    if "locked" in low or "busy" in low:
+        return StoreError("the store is busy (another lazy process is writing)", code, detail)
+    if "malformed" in low or "not a database" in low:
+        return StoreError("the store file is damaged; run `lazy doctor`", code, detail)
+    return StoreError("store operation failed", code, detail)
+
+
+class Store:
+    """A connection to the store. Writes go through :meth:`write` (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, home: Path, conn: sqlite3.Connection):
+        self.home = home
+        self.path = home / "store.db"
+        self.conn = conn
+
+    @classmethod
+    def open(cls, home: Path | None = None) -> Store:
+        home = home or lazy_home()
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                home / "store.db",
+                isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
+            )
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            # The store is the only lasting copy once Claude Code sweeps its files.
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if sys.platform == "darwin":
+                conn.execute("PRAGMA fullfsync = ON")
+            migrate(conn)
+        except (sqlite3.Error, OSError) as e:
+            raise explain(e) from e
+        return cls(home, conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it lands, or none of it."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise explain(e) from e
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise explain(e) from e
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def log(
+        self,
+        level: str,
+        reason: str,
+        *,
+        path: str | None = None,
+        session_id: str | None = None,
+        code: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Record a capture failure or refusal; never raises (the log must not add failures)."""
+        try:
+            with self.write() as c:
+                c.execute(
+                    "INSERT INTO capture_log(at, level, path, session_id, reason, code, detail)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    (now_iso(), level, path, session_id, reason, code, detail),
+                )
+        except StoreError as e:
+            print(f"lazy: could not record in the capture log: {e}", file=sys.stderr)

@@ -1,0 +1,176 @@
+"""Read-side queries: Builders, transcripts, id resolution."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+import orjson
+
+from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
+
+SHORT = 8
+
+
+class NotFound(LookupError):
+    pass
+
+
+class Ambiguous(LookupError):
+    def __init__(self, prefix: str, candidates: list[tuple[str, str | None, str]]):
+        self.prefix = prefix
+        self.candidates = candidates  # (builder id, started_at, summary)
+        super().__init__(f"{prefix!r} matches {len(candidates)} conversations")
+
+
+def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
+    """A Builder id from any of its session ids or a unique prefix of one."""
+    ident = ident.strip()
+    if not ident:
+        raise NotFound("an empty id")
+    like = ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = conn.execute(
+        "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
+        " WHERE s.kind='main' AND (s.id = ? OR s.id LIKE ? ESCAPE '\\')",
+        (ident, like),
+    ).fetchall()
+    exact = conn.execute(
+        "SELECT builder_id FROM sessions WHERE id=? AND builder_id IS NOT NULL", (ident,)
+    ).fetchone()
+    if exact is not None:
+        return str(exact[0])
+    ids = sorted(r[0] for r in rows)
+    if not ids:
+        raise NotFound(ident)
+    if len(ids) > 1:
+        cands = conn.execute(
+            f"SELECT id, started_at, summary FROM builders WHERE id IN ({','.join('?' * len(ids))})"
+            " ORDER BY started_at DESC",
+            ids,
+        ).fetchall()
+        raise Ambiguous(ident, [(r[0], r[1], r[2]) for r in cands])
+    return str(ids[0])
+
+
+def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list[BuilderInfo]:
+    out = []
+    for bid, tool, project, started, updated, summary, title, count, forked in rows:
+        sessions = [
+            r[0]
+            for r in conn.execute(
+                "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND message_count>0"
+                " ORDER BY started_at, id",
+                (bid,),
+            )
+        ]
+        sides = [
+            SidechainInfo(session_id=r[0], agent_id=r[1], message_count=r[2])
+            for r in conn.execute(
+                "SELECT id, agent_id, message_count FROM sessions WHERE builder_id=?"
+                " AND kind='sidechain' AND message_count>0 ORDER BY started_at, id",
+                (bid,),
+            )
+        ]
+        out.append(
+            BuilderInfo(
+                id=str(bid),
+                short_id=str(bid)[:SHORT],
+                tool=str(tool),
+                project=project if isinstance(project, str) else None,
+                started_at=started if isinstance(started, str) else None,
+                updated_at=updated if isinstance(updated, str) else None,
+                message_count=int(count),  # type: ignore[call-overload]
+                summary=str(summary or ""),
+                title=title if isinstance(title, str) else None,
+                session_ids=sessions,
+                sidechains=sides,
+                forked_from=forked if isinstance(forked, str) else None,
+            )
+        )
+    return out
+
+
+_COLS = "id, tool, project, started_at, updated_at, summary, title, message_count, forked_from"
+
+
+def list_builders(
+    conn: sqlite3.Connection, projects: list[str] | None = None, limit: int | None = None
+) -> list[BuilderInfo]:
+    """Newest first; ``projects`` None means every project."""
+    sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
+    args: list[object] = []
+    if projects is not None:
+        sql += f" AND project IN ({','.join('?' * len(projects))})"
+        args += projects
+    sql += " ORDER BY started_at DESC, id"
+    if limit:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return _infos(conn, conn.execute(sql, args).fetchall())
+
+
+def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
+    rows = conn.execute(f"SELECT {_COLS} FROM builders WHERE id=?", (bid,)).fetchall()
+    if not rows:
+        raise NotFound(bid)
+    return _infos(conn, rows)[0]
+
+
+def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
+    return [
+        MessageView(
+            number=int(n),  # type: ignore[call-overload]
+            role=str(role),
+            text=str(text),
+            session_id=str(sid),
+            timestamp=ts if isinstance(ts, str) else None,
+            kinds=orjson.loads(kinds),  # type: ignore[arg-type]
+            model=model if isinstance(model, str) else None,
+            tool_name=tool if isinstance(tool, str) else None,
+        )
+        for n, role, text, sid, ts, kinds, model, tool in rows
+    ]
+
+
+_MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name"
+
+
+def transcript(
+    conn: sqlite3.Connection, bid: str, start: int = 1, end: int | None = None
+) -> Transcript:
+    info = builder_info(conn, bid)
+    rows = conn.execute(
+        f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
+        " WHERE m.builder_id=? AND s.kind='main' AND m.number BETWEEN ? AND ? ORDER BY m.number",
+        (bid, start, end if end is not None else 2**62),
+    ).fetchall()
+    sides = []
+    for side in info.sidechains:
+        srows = conn.execute(
+            f"SELECT {_MCOLS} FROM messages m WHERE m.session_id=? AND m.number IS NOT NULL"
+            " ORDER BY m.number",
+            (side.session_id,),
+        ).fetchall()
+        sides.append(
+            SidechainView(session_id=side.session_id, agent_id=side.agent_id, messages=_views(srows))
+        )
+    return Transcript(builder=info, messages=_views(rows), sidechains=sides)
+
+
+def search_messages(
+    conn: sqlite3.Connection, text: str, projects: list[str] | None, limit: int = 50
+) -> list[tuple[str, int, str]]:
+    """A plain scan (the Tantivy index replaces it): (builder id, number, text)."""
+    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    sql = (
+        "SELECT m.builder_id, m.number, m.text FROM messages m JOIN builders b ON b.id=m.builder_id"
+        " JOIN sessions s ON s.id=m.session_id"
+        " WHERE m.number IS NOT NULL AND s.kind='main' AND m.text LIKE ? ESCAPE '\\'"
+    )
+    args: list[object] = [like]
+    if projects is not None:
+        sql += f" AND b.project IN ({','.join('?' * len(projects))})"
+        args += projects
+    sql += " ORDER BY b.started_at DESC, m.number LIMIT ?"
+    args.append(limit)
+    return [(str(r[0]), int(r[1]), str(r[2])) for r in conn.execute(sql, args)]

@@ -1,0 +1,172 @@
+"""The store's schema, as forward migrations; ``PRAGMA user_version`` says how far applied."""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: capture, raw archive, sessions, builders, messages, quarantine, capture log
+    """
+    CREATE TABLE source_files(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        tool TEXT NOT NULL,
+        session_id TEXT NOT NULL,       -- the session the file name gives
+        agent_id TEXT,                  -- subagent files
+        size INTEGER NOT NULL DEFAULT 0,
+        mtime_ns INTEGER NOT NULL DEFAULT 0,
+        read_offset INTEGER NOT NULL DEFAULT 0,   -- end of the last complete line read
+        lines_read INTEGER NOT NULL DEFAULT 0,
+        head_hash BLOB,                 -- first bytes, to notice a rewrite cheaply
+        tail_hash BLOB,                 -- the bytes just before read_offset
+        generation INTEGER NOT NULL DEFAULT 0,    -- bumped when the file was rewritten
+        status TEXT NOT NULL DEFAULT 'ok',        -- ok | refused | oneshot
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX source_files_session ON source_files(session_id);
+
+    -- every source line verbatim, zstd-compressed, in the order read
+    CREATE TABLE raw_chunks(
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES source_files(id),
+        generation INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL,
+        first_line INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        UNIQUE(file_id, generation, start)
+    );
+
+    CREATE TABLE sessions(
+        id TEXT PRIMARY KEY,            -- session id; "<parent>:<agent>" for a sidechain
+        tool TEXT NOT NULL,
+        kind TEXT NOT NULL,             -- main | sidechain
+        parent_session_id TEXT,
+        agent_id TEXT,
+        builder_id TEXT,
+        project TEXT,
+        cwd TEXT,
+        git_branch TEXT,
+        version TEXT,
+        started_at TEXT,
+        updated_at TEXT,
+        title TEXT,
+        clear_start INTEGER NOT NULL DEFAULT 0,
+        first_user_seen INTEGER NOT NULL DEFAULT 0,
+        continued_in TEXT,
+        head_uuid TEXT,                 -- first non-harness entry: replays and forks copy it
+        head_parent TEXT,               -- its parent, when that lies in another file
+        oneshot INTEGER NOT NULL DEFAULT 0,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        dirty INTEGER NOT NULL DEFAULT 1   -- builder membership or numbering to redo
+    );
+    CREATE INDEX sessions_builder ON sessions(builder_id);
+    CREATE INDEX sessions_parent ON sessions(parent_session_id);
+
+    -- the uuid DAG, kept so Builders can be re-joined from the store alone
+    CREATE TABLE entries(
+        session_id TEXT NOT NULL,
+        uuid TEXT NOT NULL,
+        parent_uuid TEXT,
+        logical_parent_uuid TEXT,
+        ts TEXT,
+        meta INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY(session_id, uuid)
+    ) WITHOUT ROWID;
+    CREATE INDEX entries_uuid ON entries(uuid);
+    CREATE INDEX entries_parent ON entries(parent_uuid);
+
+    -- compaction boundaries whose logical parent may lie in another file
+    CREATE TABLE session_links(
+        session_id TEXT NOT NULL,
+        target_uuid TEXT NOT NULL,
+        PRIMARY KEY(session_id, target_uuid)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE messages(
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        key TEXT NOT NULL,              -- message.id, else the line uuid
+        seq INTEGER NOT NULL,           -- order within the session
+        role TEXT NOT NULL,
+        kinds TEXT NOT NULL,
+        text TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        blocks BLOB NOT NULL,           -- zstd(orjson(normalized blocks))
+        uuids TEXT NOT NULL,
+        meta INTEGER NOT NULL DEFAULT 0,
+        model TEXT,
+        request_id TEXT,
+        usage TEXT,
+        tool_name TEXT,
+        ts TEXT,
+        builder_id TEXT,
+        number INTEGER,                 -- from 1 within the Builder (or its sidechain)
+        UNIQUE(session_id, key)
+    );
+    CREATE INDEX messages_builder ON messages(builder_id, number);
+
+    CREATE TABLE builders(
+        id TEXT PRIMARY KEY,
+        tool TEXT NOT NULL,
+        project TEXT,
+        started_at TEXT,
+        updated_at TEXT,
+        summary TEXT NOT NULL DEFAULT '',
+        title TEXT,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        forked_from TEXT
+    );
+    CREATE INDEX builders_updated ON builders(project, started_at);
+
+    CREATE TABLE quarantine(
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        line_no INTEGER NOT NULL,
+        byte_offset INTEGER NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 0,
+        reason TEXT NOT NULL,
+        raw BLOB NOT NULL,
+        raw_size INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        UNIQUE(path, generation, byte_offset)
+    );
+
+    CREATE TABLE capture_log(
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        level TEXT NOT NULL,            -- error | refused | warning
+        path TEXT,
+        session_id TEXT,
+        reason TEXT NOT NULL,
+        code TEXT,                      -- machine detail: errno name, exception class
+        detail TEXT                     -- the underlying error
+    );
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Apply the migrations this store lacks, each in its own transaction."""
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the store is schema v{current}, newer than this lazy (v{SCHEMA_VERSION}); upgrade lazy"
+        )
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= version:
+                conn.execute("ROLLBACK")  # another process migrated meanwhile
+                continue
+            for stmt in MIGRATIONS[version - 1].split(";\n"):
+                if stmt.strip():
+                    conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

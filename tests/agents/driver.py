@@ -1,0 +1,899 @@
+"""Scenario drivers: run the real Claude Code CLI in a sandbox against the scripted fake API.
+
+Everything here expects to run inside a loopback-only network namespace (see run_scenario.py and
+conftest.py); nothing touches the real ``~/.claude``: HOME, CLAUDE_CONFIG_DIR, the XDG dirs and
+TMPDIR all point into the scenario's work directory.
+
+Each scenario is a function ``(Session) -> None`` registered in :data:`SCENARIOS`. It drives
+``claude`` and records, in ``<workdir>/script.json``, what was scripted: every turn (prompt sent,
+replies the fake returned, the session id the CLI reported) and the Builders a correct importer
+must produce (``expect``). Tests compare the importer's output with that file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fake_anthropic import Block, FakeAnthropic, Rule, text, thinking, tool_use
+
+AGENTS_DIR = Path(__file__).resolve().parent
+NODE_MODULES = AGENTS_DIR / "node_modules"
+PLACEHOLDER_KEY = "sk-ant-placeholder-lazy-tests-00000000000000000000"
+
+try:  # the importer owns the marker; fall back to the literal until it lands
+    from lazy.model import ONESHOT_MARKER as _MARKER  # type: ignore[import-not-found, unused-ignore]
+
+    ONESHOT_MARKER: str = str(_MARKER)
+except Exception:  # pragma: no cover - depends on the importer's progress
+    ONESHOT_MARKER = "[lazy:one-shot v1]"
+
+JsonDict = dict[str, Any]
+
+
+class ScenarioError(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Finding the CLI
+# --------------------------------------------------------------------------------------------
+
+
+def _is_placeholder(path: Path) -> bool:
+    """The npm wrapper ships a shell stub that only prints an error until postinstall runs."""
+    try:
+        head = path.read_bytes()[:256]
+    except OSError:
+        return True
+    return head.startswith(b"echo ") or b"native binary not installed" in head
+
+
+def _platform_key() -> str:
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine, machine)
+    libc = "" if platform.libc_ver()[0] == "glibc" else "-musl"
+    return f"linux-{arch}{libc}" if platform.system() == "Linux" else f"darwin-{arch}"
+
+
+def find_claude() -> list[str] | None:
+    """argv prefix that runs the pinned CLI, or None when it is not installed.
+
+    ``LAZY_CLAUDE_BIN`` overrides. Otherwise ``node_modules/.bin/claude`` if it is usable, else
+    the platform package's native binary (``npm install --ignore-scripts`` leaves the .bin entry
+    as a stub), else an old-style ``cli.js`` run by node.
+    """
+    override = os.environ.get("LAZY_CLAUDE_BIN")
+    if override:
+        return [override]
+    dot_bin = NODE_MODULES / ".bin" / "claude"
+    if dot_bin.exists() and not _is_placeholder(dot_bin.resolve()):
+        return [str(dot_bin)]
+    scope = NODE_MODULES / "@anthropic-ai"
+    for key in (_platform_key(), _platform_key().replace("-musl", "")):
+        native = scope / f"claude-code-{key}" / "claude"
+        if native.is_file():
+            if not os.access(native, os.X_OK):
+                native.chmod(0o755)
+            return [str(native)]
+    cli_js = scope / "claude-code" / "cli.js"
+    node = shutil.which("node")
+    if cli_js.is_file() and node:
+        return [node, str(cli_js)]
+    return None
+
+
+def claude_version(argv: list[str]) -> str:
+    out = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
+    match = re.search(r"\d+\.\d+\.\d+", out.stdout)
+    return match.group(0) if match else out.stdout.strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Sandbox
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Sandbox:
+    """An isolated HOME/config/project tree for one scenario."""
+
+    root: Path
+    claude: list[str]
+    base_url: str = ""
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config"
+
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def projects_dir(self) -> Path:
+        return self.config / "projects"
+
+    def setup(self) -> None:
+        for sub in ("home", "config", "xdg/config", "xdg/data", "xdg/cache", "xdg/state", "tmp"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self.project.mkdir(parents=True, exist_ok=True)
+        git = ["git", "-C", str(self.project)]
+        subprocess.run([*git, "init", "-q", "-b", "main"], check=True, env=self.env())
+        (self.project / "README.md").write_text("lazy agent test project\n")
+        subprocess.run([*git, "add", "README.md"], check=True, env=self.env())
+        subprocess.run(
+            [*git, "-c", "user.name=lazy", "-c", "user.email=lazy@example.invalid", "commit",
+             "-q", "-m", "init"],
+            check=True,
+            env=self.env(),
+        )
+        self.write_config()
+
+    def write_config(self) -> None:
+        project = str(self.project.resolve())
+        state: JsonDict = {
+            "hasCompletedOnboarding": True,
+            "lastOnboardingVersion": "99.0.0",
+            "lastReleaseNotesSeen": "99.0.0",
+            "numStartups": 5,
+            "autoUpdates": False,
+            "bypassPermissionsModeAccepted": True,
+            "hasSeenTasksHint": True,
+            "shiftEnterKeyBindingInstalled": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [PLACEHOLDER_KEY[-20:]], "rejected": []},
+            "projects": {
+                project: {
+                    "hasTrustDialogAccepted": True,
+                    "hasCompletedProjectOnboarding": True,
+                    "projectOnboardingSeenCount": 5,
+                    "allowedTools": [],
+                }
+            },
+        }
+        blob = json.dumps(state, indent=2)
+        # 2.1.x reads $CLAUDE_CONFIG_DIR/.claude.json; older releases read ~/.claude.json.
+        (self.config / ".claude.json").write_text(blob)
+        (self.home / ".claude.json").write_text(blob)
+        settings: JsonDict = {
+            "permissions": {
+                "defaultMode": "default",
+                "allow": ["Bash(echo lazy-bash-ok)", "Read", "Agent", "Task"],
+            },
+            "autoUpdates": False,
+            "cleanupPeriodDays": 3650,
+        }
+        (self.config / "settings.json").write_text(json.dumps(settings, indent=2))
+
+    def env(self) -> dict[str, str]:
+        root = self.root
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "SHELL": shutil.which("bash") or "/bin/sh",
+            "HOME": str(self.home),
+            "USER": os.environ.get("USER", "root"),
+            "CLAUDE_CONFIG_DIR": str(self.config),
+            "XDG_CONFIG_HOME": str(root / "xdg/config"),
+            "XDG_DATA_HOME": str(root / "xdg/data"),
+            "XDG_CACHE_HOME": str(root / "xdg/cache"),
+            "XDG_STATE_HOME": str(root / "xdg/state"),
+            "TMPDIR": str(root / "tmp"),
+            "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "DISABLE_BUG_COMMAND": "1",
+            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+            "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "lazy",
+            "GIT_AUTHOR_EMAIL": "lazy@example.invalid",
+            "GIT_COMMITTER_NAME": "lazy",
+            "GIT_COMMITTER_EMAIL": "lazy@example.invalid",
+        }
+        if self.base_url:
+            env["ANTHROPIC_BASE_URL"] = self.base_url
+        return env
+
+    def transcripts(self) -> list[Path]:
+        if not self.projects_dir.is_dir():
+            return []
+        return sorted(self.projects_dir.rglob("*.jsonl"))
+
+    def transcript_text(self) -> str:
+        parts = []
+        for path in self.transcripts():
+            try:
+                parts.append(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+        return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Polling helpers (no fixed sleeps as synchronisation)
+# --------------------------------------------------------------------------------------------
+
+
+def poll(predicate: Callable[[], bool], timeout: float, what: str, interval: float = 0.1) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return
+        if time.monotonic() >= deadline:
+            raise ScenarioError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+# --------------------------------------------------------------------------------------------
+# tmux
+# --------------------------------------------------------------------------------------------
+
+
+class Tmux:
+    """A private tmux server (own socket) holding one pane that runs a command."""
+
+    def __init__(self, socket: Path, width: int = 200, height: int = 50) -> None:
+        self.socket = socket
+        self.width = width
+        self.height = height
+        self.target = "lazy:0.0"
+        self.pane_pid: int | None = None
+        self.log: list[str] = []
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+        return subprocess.run(
+            ["tmux", "-S", str(self.socket), *args],
+            capture_output=True,
+            text=True,
+            check=check,
+            env=env,
+            timeout=30,
+        )
+
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        command = ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
+        self._tmux(
+            "-f", "/dev/null", "new-session", "-d", "-s", "lazy", "-x", str(self.width),
+            "-y", str(self.height), "-c", str(cwd), *command,
+        )
+        self._tmux("set-option", "-t", "lazy", "remain-on-exit", "on")
+        out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_pid}")
+        self.pane_pid = int(out.stdout.strip())
+
+    def alive(self) -> bool:
+        out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_dead}", check=False)
+        return out.returncode == 0 and out.stdout.strip() == "0"
+
+    def screen(self) -> str:
+        out = self._tmux("capture-pane", "-p", "-t", self.target, check=False)
+        return out.stdout if out.returncode == 0 else ""
+
+    def type(self, value: str) -> None:
+        self.log.append(f"type {value!r}")
+        self._tmux("send-keys", "-t", self.target, "-l", value)
+
+    def keys(self, *keys: str) -> None:
+        self.log.append(f"keys {keys}")
+        self._tmux("send-keys", "-t", self.target, *keys)
+
+    def wait_screen(self, pattern: str, timeout: float = 30.0) -> str:
+        regex = re.compile(pattern, re.M)
+        found: list[str] = []
+
+        def check() -> bool:
+            current = self.screen()
+            if regex.search(current):
+                found.append(current)
+                return True
+            return False
+
+        try:
+            poll(check, timeout, f"screen /{pattern}/")
+        except ScenarioError as exc:
+            raise ScenarioError(f"{exc}\n--- screen ---\n{self.screen()}") from exc
+        return found[-1]
+
+    def input_line(self) -> str:
+        """Text of the prompt input box (the last line starting with the prompt glyph)."""
+        lines = [ln for ln in self.screen().splitlines() if ln.startswith("❯")]
+        return lines[-1][1:].strip() if lines else ""
+
+    def kill(self) -> None:
+        self._tmux("kill-server", check=False)
+
+
+# --------------------------------------------------------------------------------------------
+# A scenario run
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    via: str  # "print" | "resume" | "continue" | "fork" | "tmux"
+    prompt: str
+    replies: list[JsonDict]
+    session_id: str | None = None
+    args: list[str] = field(default_factory=list)
+
+
+class Session:
+    """State shared by one scenario: sandbox, fake API, recorded turns and expectations."""
+
+    def __init__(self, name: str, sandbox: Sandbox, api: FakeAnthropic) -> None:
+        self.name = name
+        self.sb = sandbox
+        self.api = api
+        self.turns: list[Turn] = []
+        self.expect: JsonDict = {}
+        self.notes: list[str] = []
+        self.tmux: Tmux | None = None
+        self._counter = 0
+
+    # -- scripting helpers ---------------------------------------------------------------
+
+    def token(self, label: str) -> str:
+        self._counter += 1
+        return f"{label}-{self.name}-{self._counter:02d}"
+
+    def script_reply(self, prompt_key: str, blocks: list[Block], name: str | None = None) -> Rule:
+        return self.api.add(Rule(name or prompt_key, blocks, user_contains=prompt_key))
+
+    # -- claude -p -----------------------------------------------------------------------
+
+    def claude_print(
+        self,
+        prompt: str,
+        *args: str,
+        via: str = "print",
+        reply: list[Block] | None = None,
+        timeout: float = 120.0,
+        match: str | None = None,
+    ) -> Turn:
+        """Run ``claude -p <prompt> [args]`` once; ``reply`` scripts the model's answer."""
+        if reply is not None:
+            self.script_reply(match or prompt, reply)
+        before = len(self.api.records)
+        argv = [*self.sb.claude, "-p", prompt, "--output-format", "json", *args]
+        proc = subprocess.run(
+            argv,
+            cwd=self.sb.project,
+            env=self.sb.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        if proc.returncode != 0:
+            raise ScenarioError(
+                f"claude -p failed (rc={proc.returncode}) args={args}\n"
+                f"stdout={proc.stdout[-3000:]}\nstderr={proc.stderr[-3000:]}"
+            )
+        try:
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (json.JSONDecodeError, IndexError) as exc:
+            raise ScenarioError(f"unparsable -p output: {proc.stdout[-2000:]!r}") from exc
+        if result.get("is_error"):
+            raise ScenarioError(f"claude reported an error: {result}")
+        replies = [r for r in self.api.records[before:] if r["kind"] in ("main", "unscripted")]
+        turn = Turn(via, prompt, [_reply_summary(r) for r in replies], result.get("session_id"),
+                    list(args))
+        self.turns.append(turn)
+        return turn
+
+    # -- interactive (tmux) --------------------------------------------------------------
+
+    def start_interactive(self, *args: str) -> Tmux:
+        tmux = Tmux(self.sb.root / "tmux.sock")
+        self.tmux = tmux
+        tmux.start([*self.sb.claude, *args], self.sb.project, self.sb.env())
+        tmux.wait_screen(r"Claude Code v\d", timeout=60)
+        self.wait_idle()
+        return tmux
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        tmux = self._tmux()
+        poll(
+            lambda: "esc to interrupt" not in tmux.screen() and _prompt_box(tmux.screen()),
+            timeout,
+            "an idle prompt box",
+        )
+
+    def _tmux(self) -> Tmux:
+        if self.tmux is None:
+            raise ScenarioError("no interactive session")
+        return self.tmux
+
+    def type_line(self, value: str, confirm: str | None = None) -> None:
+        """Type into the prompt box, wait until it shows there, then press Enter."""
+        tmux = self._tmux()
+        tmux.type(value)
+        shown = value[-40:]
+        poll(lambda: shown in tmux.input_line(), 15, f"input box to show {shown!r}")
+        if confirm is not None:
+            tmux.wait_screen(confirm, timeout=15)
+        tmux.keys("Enter")
+
+    def interactive_turn(self, prompt: str, reply: list[Block], match: str | None = None) -> Turn:
+        rule = self.script_reply(match or prompt, reply)
+        before = len(self.api.records)
+        self.type_line(prompt)
+        poll(lambda: rule.used > 0, 60, f"the fake to answer {prompt!r}")
+        final_texts = [b.text for b in reply if b.kind == "text"]
+        if final_texts:
+            last = final_texts[-1]
+            poll(lambda: last in self.sb.transcript_text(), 30, f"{last!r} in the transcript")
+        self.wait_idle()
+        replies = [r for r in self.api.records[before:] if r["kind"] in ("main", "unscripted")]
+        turn = Turn("tmux", prompt, [_reply_summary(r) for r in replies])
+        self.turns.append(turn)
+        return turn
+
+    def stop_interactive(self) -> None:
+        tmux = self._tmux()
+        if tmux.alive():
+            self.type_line("/exit")
+            poll(lambda: not tmux.alive(), 30, "claude to exit")
+        tmux.kill()
+        self.tmux = None
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def session_files(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for path in self.sb.transcripts():
+            rel = str(path.relative_to(self.sb.projects_dir))
+            out.setdefault(_session_of_file(path), []).append(rel)
+        return out
+
+    def to_json(self) -> JsonDict:
+        side: dict[str, int] = {}
+        for r in self.api.records:
+            if str(r["kind"]).startswith("side:"):
+                side[r["kind"]] = side.get(r["kind"], 0) + 1
+        return {
+            "scenario": self.name,
+            "claude_version": claude_version(self.sb.claude),
+            "oneshot_marker": ONESHOT_MARKER,
+            "root": str(self.sb.root),
+            "home": str(self.sb.home),
+            "config_dir": str(self.sb.config),
+            "project": str(self.sb.project.resolve()),
+            "turns": [t.__dict__ for t in self.turns],
+            "expect": self.expect,
+            "notes": self.notes,
+            "unscripted_requests": [
+                {"last_user_text": r.get("last_user_text", "")[-300:], "model": r.get("model")}
+                for r in self.api.unscripted
+            ],
+            "unused_rules": [r.name for r in self.api.rules if r.used == 0],
+            "side_calls": side,
+            "main_models": [r.get("model") for r in self.api.main_requests()],
+            "files": self.session_files(),
+        }
+
+
+def _reply_summary(record: JsonDict) -> JsonDict:
+    return {
+        "rule": record.get("rule"),
+        "model": record.get("model"),
+        "message_id": record.get("message_id"),
+        "blocks": record.get("reply"),
+        "session_id": record.get("session_id"),
+    }
+
+
+def _prompt_box(screen: str) -> bool:
+    return any(line.startswith("❯") for line in screen.splitlines())
+
+
+def _session_of_file(path: Path) -> str:
+    # <sid>.jsonl or <sid>/subagents/agent-<id>.jsonl
+    parts = path.parts
+    if "subagents" in parts:
+        return parts[parts.index("subagents") - 1]
+    return path.stem
+
+
+def msg(role: str, text: str | None = None, contains: list[str] | None = None,
+        tool_name: str | None = None) -> JsonDict:
+    """An expected message: exact ``text`` and/or substrings in ``contains``."""
+    out: JsonDict = {"role": role}
+    if text is not None:
+        out["text"] = text
+    if contains:
+        out["contains"] = contains
+    if tool_name is not None:
+        out["tool_name"] = tool_name
+    return out
+
+
+def reply_text(blocks: list[Block]) -> str:
+    return "\n".join(b.text for b in blocks if b.kind == "text")
+
+
+# --------------------------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------------------------
+
+
+def scenario_single_turn(s: Session) -> None:
+    """(a) one ``claude -p`` turn; the reply carries a thinking block before its text."""
+    prompt = f"Say hello for the lazy test ({s.token('p')})"
+    reply = [thinking(f"The user wants a greeting ({s.token('th')})."), text(s.token("reply"))]
+    turn = s.claude_print(prompt, reply=reply)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [turn.session_id],
+                "summary": prompt,
+                "exact": True,
+                "messages": [msg("user", prompt), msg("assistant", reply_text(reply))],
+                "kinds": {reply_text(reply): ["thinking", "text"]},
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_resume(s: Session) -> None:
+    """(b) ``-p`` then ``--resume <id>`` with another turn."""
+    p1, r1 = f"First question ({s.token('p')})", [text(s.token("reply"))]
+    t1 = s.claude_print(p1, reply=r1)
+    p2, r2 = f"Follow-up after resume ({s.token('p')})", [text(s.token("reply"))]
+    t2 = s.claude_print(p2, "--resume", str(t1.session_id), via="resume", reply=r2)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": sorted({str(t1.session_id), str(t2.session_id)}),
+                "summary": p1,
+                "exact": True,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
+                             msg("user", p2), msg("assistant", reply_text(r2))],
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_continue(s: Session) -> None:
+    """(c) ``-p``, ``--continue``, then ``--resume`` of the same session: one Builder."""
+    p1, r1 = f"Start a conversation ({s.token('p')})", [text(s.token("reply"))]
+    t1 = s.claude_print(p1, reply=r1)
+    p2, r2 = f"Continue it ({s.token('p')})", [text(s.token("reply"))]
+    t2 = s.claude_print(p2, "--continue", via="continue", reply=r2)
+    p3, r3 = f"Resume it once more ({s.token('p')})", [text(s.token("reply"))]
+    t3 = s.claude_print(p3, "--resume", str(t2.session_id), via="resume", reply=r3)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": sorted({str(t.session_id) for t in (t1, t2, t3)}),
+                "summary": p1,
+                "exact": True,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
+                             msg("user", p2), msg("assistant", reply_text(r2)),
+                             msg("user", p3), msg("assistant", reply_text(r3))],
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_fork(s: Session) -> None:
+    """``-p``, then ``--resume <id> --fork-session``: the fork is its own Builder."""
+    p1, r1 = f"Original conversation ({s.token('p')})", [text(s.token("reply"))]
+    t1 = s.claude_print(p1, reply=r1)
+    p2, r2 = f"Forked follow-up ({s.token('p')})", [text(s.token("reply"))]
+    t2 = s.claude_print(p2, "--resume", str(t1.session_id), "--fork-session", via="fork",
+                        reply=r2)
+    if t2.session_id == t1.session_id:
+        s.notes.append("--fork-session kept the session id")
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [str(t1.session_id)],
+                "summary": p1,
+                "exact": True,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1))],
+            },
+            {
+                "session_ids": [str(t2.session_id)],
+                "forked_from": 0,  # index into this list
+                "messages": [msg("user", p2), msg("assistant", reply_text(r2))],
+                "absent_in_original": [p2, reply_text(r2)],
+            },
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_tools(s: Session) -> None:
+    """(d) Bash and Read tool use: the CLI really runs ``echo lazy-bash-ok`` and reads a file."""
+    notes = s.sb.project / "notes.txt"
+    file_token = s.token("file-content")
+    notes.write_text(f"lazy notes file: {file_token}\n")
+    prompt = f"Run the checks ({s.token('p')})"
+    bash_id, read_id = "toolu_lazy_bash_0001", "toolu_lazy_read_0001"
+    first = [
+        text(f"Running a command ({s.token('pre')})."),
+        tool_use(bash_id, "Bash", {"command": "echo lazy-bash-ok", "description": "Print ok"}),
+    ]
+    second = [tool_use(read_id, "Read", {"file_path": str(notes.resolve())})]
+    final = [text(s.token("final"))]
+    s.script_reply(prompt, first, name="tools:first")
+    s.api.add(Rule("tools:read", second, tool_result_for=bash_id))
+    s.api.add(Rule("tools:final", final, tool_result_for=read_id))
+    turn = s.claude_print(prompt)
+    got = {r["rule"] for r in turn.replies}
+    if not {"tools:first", "tools:read", "tools:final"} <= got:
+        raise ScenarioError(f"tool scenario did not run all steps: {turn.replies}")
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [str(turn.session_id)],
+                "summary": prompt,
+                "messages": [
+                    msg("user", prompt),
+                    msg("assistant", reply_text(first)),
+                    msg("tool_result", contains=["lazy-bash-ok"]),
+                    msg("tool_call", contains=["Read", "notes.txt"], tool_name="Read"),
+                    msg("tool_result", contains=[file_token]),
+                    msg("assistant", reply_text(final)),
+                ],
+                "kinds": {reply_text(first): ["text", "tool_use"]},
+                "tool_names": {reply_text(first): "Bash"},
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_compact_print(s: Session) -> None:
+    """(e) ``-p`` turn, ``-p /compact --resume``, then another resumed turn."""
+    p1, r1 = f"Before compaction ({s.token('p')})", [text(s.token("reply"))]
+    t1 = s.claude_print(p1, reply=r1)
+    tc = s.claude_print("/compact", "--resume", str(t1.session_id), via="resume")
+    p2, r2 = f"After compaction ({s.token('p')})", [text(s.token("reply"))]
+    t2 = s.claude_print(p2, "--resume", str(tc.session_id or t1.session_id), via="resume",
+                        reply=r2)
+    side = [r for r in s.api.records if r["kind"] == "side:compact"]
+    if not side:
+        s.notes.append("-p /compact made no summary request")
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": sorted({str(t.session_id) for t in (t1, tc, t2)}),
+                "summary": p1,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
+                             msg("user", p2), msg("assistant", reply_text(r2))],
+                "absent": ["lazy-fake-compact-summary"],
+            }
+        ],
+        "ignored_oneshots": 0,
+        "compacted": bool(side),
+    }
+
+
+DEPLOY_MD = """---
+description: Deploy the lazy test app
+---
+LAZY-DEPLOY-EXPANSION: deploy the application to the staging slot. Arguments: [$ARGUMENTS]
+"""
+
+
+def scenario_interactive(s: Session) -> None:
+    """(f) tmux: prompt, /model, /clear, prompt, /deploy, /deploy args, /compact X, exit."""
+    commands = s.sb.project / ".claude" / "commands"
+    commands.mkdir(parents=True, exist_ok=True)
+    (commands / "deploy.md").write_text(DEPLOY_MD)
+    s.start_interactive()
+    tmux = s._tmux()
+
+    p1, r1 = f"First interactive prompt ({s.token('p')})", [text(s.token("reply"))]
+    s.interactive_turn(p1, r1)
+
+    # /model: pick Sonnet from the menu (confirming the switch if asked).
+    s.type_line("/model", confirm=r"Switch model|/model")
+    tmux.wait_screen(r"Select model", timeout=20)
+    for _ in range(8):
+        screen = tmux.screen()
+        if re.search(r"❯\s*\d+\.\s*Sonnet", screen):
+            break
+        tmux.keys("Down")
+        poll(lambda prev=screen: tmux.screen() != prev, 5, "the model menu to move")
+    tmux.keys("Enter")
+    tmux.wait_screen(r"Set model to|Switch model\?", timeout=20)
+    if re.search(r"Switch model\?", tmux.screen()):
+        tmux.keys("Enter")
+        tmux.wait_screen(r"Set model to", timeout=20)
+    poll(lambda: "<command-name>/model</command-name>" in s.sb.transcript_text(), 20,
+         "/model in the transcript")
+    s.wait_idle()
+
+    sessions_before = set(s.session_files())
+    s.type_line("/clear")
+    poll(lambda: len(set(s.session_files()) - sessions_before) >= 1 or
+         "<command-name>/clear</command-name>" in s.sb.transcript_text(), 30, "/clear")
+    s.wait_idle()
+
+    p2, r2 = f"Prompt after clear ({s.token('p')})", [text(s.token("reply"))]
+    s.interactive_turn(p2, r2)
+    d1 = [text(s.token("deploy-reply"))]
+    s.api.add(Rule("deploy:args", [text(s.token("deploy-args-reply"))],
+                   user_contains="Arguments: [blue-green now]"))
+    d2 = s.api.rules[-1].reply
+    s.interactive_turn("/deploy", d1, match="Arguments: []")
+    s.turns[-1].prompt = "/deploy"
+    before = len(s.api.records)
+    s.type_line("/deploy blue-green now")
+    poll(lambda: any(r.get("rule") == "deploy:args" for r in s.api.records[before:]), 60,
+         "the fake to answer /deploy blue-green now")
+    poll(lambda: reply_text(d2) in s.sb.transcript_text(), 30, "deploy args reply on disk")
+    s.wait_idle()
+    s.turns.append(Turn("tmux", "/deploy blue-green now",
+                        [_reply_summary(r) for r in s.api.records[before:]
+                         if r["kind"] == "main"]))
+
+    focus = "keep the focus on deploys"
+    n_compact = sum(1 for r in s.api.records if r["kind"] == "side:compact")
+    s.type_line(f"/compact {focus}")
+    poll(lambda: sum(1 for r in s.api.records if r["kind"] == "side:compact") > n_compact, 60,
+         "the compaction request")
+    poll(lambda: '"compact_boundary"' in s.sb.transcript_text(), 30, "compact_boundary on disk")
+    s.wait_idle()
+
+    p3, r3 = f"Prompt after compaction ({s.token('p')})", [text(s.token("reply"))]
+    s.interactive_turn(p3, r3)
+    s.stop_interactive()
+
+    files = s.session_files()
+    first_sid = next((sid for sid, _ in _sessions_by_first_prompt(s, p1)), None)
+    second_sid = next((sid for sid, _ in _sessions_by_first_prompt(s, p2)), None)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [first_sid],
+                "summary": p1,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1))],
+                "absent": ["<command-name>", "local-command-caveat", "/model", "Set model to"],
+            },
+            {
+                "session_ids": [second_sid],
+                "summary": p2,
+                "messages": [
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                    msg("user", contains=["/deploy"]),
+                    msg("assistant", reply_text(d1)),
+                    msg("user", contains=["/deploy", "blue-green now"]),
+                    msg("assistant", reply_text(d2)),
+                    msg("user", contains=["/compact", focus]),
+                    msg("user", p3),
+                    msg("assistant", reply_text(r3)),
+                ],
+                "absent": ["<command-name>/clear", "local-command-caveat", "/model"],
+                "model_after": {reply_text(r2): "sonnet"},
+            },
+        ],
+        "ignored_oneshots": 0,
+        "files": files,
+    }
+
+
+def _sessions_by_first_prompt(s: Session, prompt: str) -> list[tuple[str, Path]]:
+    out = []
+    for path in s.sb.transcripts():
+        if "subagents" in path.parts:
+            continue
+        try:
+            if prompt in path.read_text(encoding="utf-8", errors="replace"):
+                out.append((path.stem, path))
+        except OSError:
+            continue
+    return out
+
+
+def scenario_subagent(s: Session) -> None:
+    """(g) a scripted Agent tool call makes the CLI run a subagent against the fake."""
+    prompt = f"Delegate a search ({s.token('p')})"
+    task = f"SUBAGENT-TASK {s.token('task')}: look for lazy files"
+    agent_id = "toolu_lazy_agent_0001"
+    sub_reply = [text(s.token("subagent-answer"))]
+    final = [text(s.token("final"))]
+    s.script_reply(prompt, [
+        text(f"Delegating ({s.token('pre')})."),
+        tool_use(agent_id, "Agent", {"description": "Find lazy files", "prompt": task,
+                                     "subagent_type": "general-purpose",
+                                     "run_in_background": False}),
+    ], name="agent:spawn")
+    s.api.add(Rule("agent:child", sub_reply, user_contains=task))
+    s.api.add(Rule("agent:final", final, tool_result_for=agent_id))
+    turn = s.claude_print(prompt)
+    got = {r["rule"] for r in turn.replies}
+    if not {"agent:spawn", "agent:child", "agent:final"} <= got:
+        raise ScenarioError(f"subagent scenario incomplete: {turn.replies}")
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [str(turn.session_id)],
+                "summary": prompt,
+                "messages": [
+                    msg("user", prompt),
+                    msg("assistant", contains=["Delegating"], tool_name=None),
+                    msg("tool_result", contains=[reply_text(sub_reply)]),
+                    msg("assistant", reply_text(final)),
+                ],
+                "sidechains": [
+                    {
+                        "messages": [msg("user", contains=[task]),
+                                     msg("assistant", reply_text(sub_reply))],
+                    }
+                ],
+                "absent": [task],  # the subagent's prompt is not a main-line user message
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+def scenario_oneshot(s: Session) -> None:
+    """(h) a lazy one-shot: the marker at the very start of the prompt."""
+    prompt = f"{ONESHOT_MARKER}\nSummarise this builder in one line ({s.token('p')})"
+    reply = [text(s.token("oneshot-reply"))]
+    turn = s.claude_print(prompt, reply=reply)
+    s.expect = {"builders": [], "ignored_oneshots": 1, "oneshot_session": turn.session_id}
+
+
+def scenario_marker_quote(s: Session) -> None:
+    """(i) a normal two-turn conversation whose prompts quote the marker mid-text."""
+    p1 = f"What does {ONESHOT_MARKER} mean in lazy? ({s.token('p')})"
+    r1 = [text(s.token("reply"))]
+    t1 = s.claude_print(p1, reply=r1)
+    p2 = f"And where is {ONESHOT_MARKER} written? ({s.token('p')})"
+    r2 = [text(s.token("reply"))]
+    s.claude_print(p2, "--resume", str(t1.session_id), via="resume", reply=r2)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": [str(t1.session_id)],
+                "summary": p1,
+                "exact": True,
+                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
+                             msg("user", p2), msg("assistant", reply_text(r2))],
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
+
+
+SCENARIOS: dict[str, Callable[[Session], None]] = {
+    "single_turn": scenario_single_turn,
+    "resume": scenario_resume,
+    "continue": scenario_continue,
+    "fork": scenario_fork,
+    "tools": scenario_tools,
+    "compact_print": scenario_compact_print,
+    "interactive": scenario_interactive,
+    "subagent": scenario_subagent,
+    "oneshot": scenario_oneshot,
+    "marker_quote": scenario_marker_quote,
+}

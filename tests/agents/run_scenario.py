@@ -1,0 +1,77 @@
+"""Run one Claude Code scenario against the fake API: ``run_scenario.py <name> <workdir>``.
+
+Must run inside a loopback-only network namespace, e.g.::
+
+    unshare --net -- sh -c 'ip link set lo up && exec .venv/bin/python \\
+        tests/agents/run_scenario.py single_turn /tmp/work'
+
+Leaves the CLI's files under ``<workdir>/config`` (``projects/...``), the fake API's request log
+in ``<workdir>/api.jsonl`` and what was scripted in ``<workdir>/script.json``; on failure
+``script.json`` holds ``"error"`` and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from driver import SCENARIOS, Sandbox, Session, find_claude  # noqa: E402
+from fake_anthropic import FakeAnthropic  # noqa: E402
+
+
+def network_is_isolated() -> bool:
+    """True when the only network interface is loopback."""
+    try:
+        names = {name for _, name in socket.if_nameindex()}
+    except OSError:
+        return False
+    return names <= {"lo"}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3 or argv[1] not in SCENARIOS:
+        print(f"usage: {argv[0]} <{'|'.join(SCENARIOS)}> <workdir>", file=sys.stderr)
+        return 2
+    name, workdir = argv[1], Path(argv[2]).resolve()
+    if not network_is_isolated() and not os.environ.get("LAZY_ALLOW_NETWORK"):
+        print("refusing to run outside a loopback-only network namespace", file=sys.stderr)
+        return 2
+    claude = find_claude()
+    if claude is None:
+        print("claude CLI not installed (tests/agents/node_modules)", file=sys.stderr)
+        return 2
+    workdir.mkdir(parents=True, exist_ok=True)
+    sandbox = Sandbox(workdir, claude)
+    api = FakeAnthropic(log_path=workdir / "api.jsonl")
+    api.start()
+    session = Session(name, sandbox, api)
+    error: str | None = None
+    try:
+        sandbox.base_url = api.base_url
+        sandbox.setup()
+        SCENARIOS[name](session)
+    except Exception:
+        error = traceback.format_exc()
+        if session.tmux is not None:
+            error += "\n--- last screen ---\n" + session.tmux.screen()
+    finally:
+        if session.tmux is not None:
+            session.tmux.kill()
+        api.stop()
+    data = session.to_json()
+    data["error"] = error
+    (workdir / "script.json").write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    if error:
+        print(error, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -76,6 +76,11 @@ def _uuid(rng: random.Random) -> str:
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
 
 
+def new_uuid(seed: int) -> str:
+    """A uuid4-shaped id drawn deterministically from ``seed``."""
+    return _uuid(random.Random(seed))
+
+
 def _b62(rng: random.Random, k: int) -> str:
     return "".join(rng.choices(_B62, k=k))
 
@@ -942,6 +947,7 @@ class Features:
     subagent: bool = False
     image: bool = False
     big_line: bool = False
+    queue: bool = False
 
 
 @dataclass
@@ -1146,7 +1152,9 @@ class _SessionGen:
         )
         w.user(f"<local-command-stdout>{w.fill.fill('Set {w} to {w2}')}</local-command-stdout>")
 
-    def turn(self, force_image: bool = False, force_big: bool = False) -> None:
+    def turn(
+        self, force_image: bool = False, force_big: bool = False, force_queue: bool = False
+    ) -> None:
         w = self.w
         rng = w.rng
         start = self.total
@@ -1156,7 +1164,7 @@ class _SessionGen:
             prompt += "\n\n" + w.text(2, 10)
         uuid = _uuid(rng)
         w.prompt_id = _uuid(rng) if w.modern else ""
-        if rng.random() < 0.06:
+        if force_queue or rng.random() < 0.06:
             w.queue_operation(prompt)
         if rng.random() < 0.8:
             w.snapshot(uuid)
@@ -1169,6 +1177,8 @@ class _SessionGen:
                 img = w.blobs.images[0]
             else:
                 img = rng.choices(w.blobs.images, (0.6, 0.3, 0.1))[0]
+                if len(img.b64) > self.remaining():
+                    img = w.blobs.images[0]
             content = [
                 {
                     "type": "image",
@@ -1195,7 +1205,10 @@ class _SessionGen:
                 forced_agent = False
                 continue
             if rng.random() < 0.003 or (force_image and i == 0 and steps > 1):
-                img = rng.choices(w.blobs.images, (0.5, 0.35, 0.15))[0]
+                weights = (1.0, 0.0, 0.0) if force_image else (0.5, 0.35, 0.15)
+                img = rng.choices(w.blobs.images, weights)[0]
+                if 2 * len(img.b64) > budget:
+                    img = w.blobs.images[0]
                 self.tool_step(_image_tool(w, img), rng.random() < 0.3)
                 w.stats.images += 1
                 continue
@@ -1280,6 +1293,9 @@ def make_session(
             w.emit({"type": "permission-mode", "permissionMode": "default", "sessionId": sid})
         if features.clear or clear_caveat:
             gen.clear_start(clear_caveat or (_uuid(rng), _iso(clock - 3600)))
+        elif w.modern and (features.compaction or rng.random() < 0.6):
+            w.parent = None  # the SessionStart hook output is the root of the chain
+            w.hook_success("SessionStart", "SessionStart:startup", _uuid(rng))
         first = True
         forced_compaction = features.compaction
         big_pending = features.big_line
@@ -1296,7 +1312,11 @@ def make_session(
                 forced_compaction = False
             if not first and rng.random() < 0.01:
                 gen.local_command()
-            gen.turn(force_image=first and features.image, force_big=big_pending)
+            gen.turn(
+                force_image=first and features.image,
+                force_big=big_pending,
+                force_queue=first and features.queue,
+            )
             big_pending = False
             first = False
         if forced_compaction and compactions:  # too small to reach the middle: compact at the end
@@ -1484,17 +1504,24 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
     big_every = 40_000_000  # about one >= 1 MB line per 40 MB
     next_big = big_every if total_bytes >= 20_000_000 else math.inf
     written = 0
-    for i, size in enumerate(sizes):
+    used: set[int] = set()
+    for i in range(len(sizes) + 3):
         remaining = total_bytes - stats.bytes
-        if remaining <= 0:
+        if remaining <= 0 and i >= 3:
             break
+        # sessions 0-2 carry the forced features: keep them small enough for the others to come
+        size = sizes[i] if i < len(sizes) else remaining
         size = min(size, remaining) if i < len(sizes) - 1 else remaining
+        if i < 3:
+            size = max(15_000, min(size, total_bytes // 6))
         p = rng.choices(range(n_projects), weights)[0] if i >= n_projects else i
+        used.add(p)
         cwd = cwds[p]
         sid = _uuid(rng)
         feats = Features(
             compaction=i == 0,
             image=i == 0,
+            queue=i == 0,
             clear=i == 1,
             subagent=i == 2,
             big_line=written >= next_big or (i == 0 and total_bytes >= 20_000_000),
@@ -1511,7 +1538,7 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
             cwd=cwd,
             features=feats,
             clear_caveat=caveats[p] if clear else None,
-            version=rng.choice(_VERSIONS_21) if feats.subagent else None,
+            version=rng.choice(_VERSIONS_21) if feats.subagent or feats.compaction else None,
         )
         stats.add(info.stats)
         written = stats.bytes
@@ -1525,7 +1552,7 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
         projects_dir=projects_dir,
         target_bytes=total_bytes,
         seed=seed,
-        projects=n_projects,
+        projects=len(used),
         sessions=len(files),
         seconds=time.perf_counter() - t0,
         stats=stats,

@@ -85,10 +85,7 @@ def refresh(store: Store, *, full: bool = False) -> int:
         dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
         if not dirty and not full:
             return 0
-        if full or dirty >= 2:
-            touched = _regroup(c)
-        else:
-            touched = set()
+        touched = _regroup(c) if full or dirty >= 2 else set()
         touched |= {
             r[0]
             for r in c.execute(
@@ -128,7 +125,9 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             if s.builder_id:
                 touched.add(s.builder_id)
             c.execute("UPDATE sessions SET builder_id=? WHERE id=?", (builder[s.id], s.id))
-            c.execute("UPDATE messages SET builder_id=NULL, number=NULL WHERE session_id=?", (s.id,))
+            c.execute(
+                "UPDATE messages SET builder_id=NULL, number=NULL WHERE session_id=?", (s.id,)
+            )
     # sidechains follow their parent session
     for sid, parent, current in c.execute(
         "SELECT s.id, p.builder_id, s.builder_id FROM sessions s"

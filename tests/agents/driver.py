@@ -60,7 +60,9 @@ def _is_placeholder(path: Path) -> bool:
 
 def _platform_key() -> str:
     machine = platform.machine().lower()
-    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine, machine)
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        machine, machine
+    )
     libc = "" if platform.libc_ver()[0] == "glibc" else "-musl"
     return f"linux-{arch}{libc}" if platform.system() == "Linux" else f"darwin-{arch}"
 
@@ -136,8 +138,17 @@ class Sandbox:
         (self.project / "README.md").write_text("lazy agent test project\n")
         subprocess.run([*git, "add", "README.md"], check=True, env=self.env())
         subprocess.run(
-            [*git, "-c", "user.name=lazy", "-c", "user.email=lazy@example.invalid", "commit",
-             "-q", "-m", "init"],
+            [
+                *git,
+                "-c",
+                "user.name=lazy",
+                "-c",
+                "user.email=lazy@example.invalid",
+                "commit",
+                "-q",
+                "-m",
+                "init",
+            ],
             check=True,
             env=self.env(),
         )
@@ -273,8 +284,19 @@ class Tmux:
     def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
         command = ["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv]
         self._tmux(
-            "-f", "/dev/null", "new-session", "-d", "-s", "lazy", "-x", str(self.width),
-            "-y", str(self.height), "-c", str(cwd), *command,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "lazy",
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            "-c",
+            str(cwd),
+            *command,
         )
         self._tmux("set-option", "-t", "lazy", "remain-on-exit", "on")
         out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_pid}")
@@ -395,8 +417,9 @@ class Session:
         if result.get("is_error"):
             raise ScenarioError(f"claude reported an error: {result}")
         replies = [r for r in self.api.records[before:] if r["kind"] in ("main", "unscripted")]
-        turn = Turn(via, prompt, [_reply_summary(r) for r in replies], result.get("session_id"),
-                    list(args))
+        turn = Turn(
+            via, prompt, [_reply_summary(r) for r in replies], result.get("session_id"), list(args)
+        )
         self.turns.append(turn)
         return turn
 
@@ -514,8 +537,12 @@ def _session_of_file(path: Path) -> str:
     return path.stem
 
 
-def msg(role: str, text: str | None = None, contains: list[str] | None = None,
-        tool_name: str | None = None) -> JsonDict:
+def msg(
+    role: str,
+    text: str | None = None,
+    contains: list[str] | None = None,
+    tool_name: str | None = None,
+) -> JsonDict:
     """An expected message: exact ``text`` and/or substrings in ``contains``."""
     out: JsonDict = {"role": role}
     if text is not None:
@@ -567,8 +594,12 @@ def scenario_resume(s: Session) -> None:
                 "session_ids": sorted({str(t1.session_id), str(t2.session_id)}),
                 "summary": p1,
                 "exact": True,
-                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
-                             msg("user", p2), msg("assistant", reply_text(r2))],
+                "messages": [
+                    msg("user", p1),
+                    msg("assistant", reply_text(r1)),
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                ],
             }
         ],
         "ignored_oneshots": 0,
@@ -589,9 +620,14 @@ def scenario_continue(s: Session) -> None:
                 "session_ids": sorted({str(t.session_id) for t in (t1, t2, t3)}),
                 "summary": p1,
                 "exact": True,
-                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
-                             msg("user", p2), msg("assistant", reply_text(r2)),
-                             msg("user", p3), msg("assistant", reply_text(r3))],
+                "messages": [
+                    msg("user", p1),
+                    msg("assistant", reply_text(r1)),
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                    msg("user", p3),
+                    msg("assistant", reply_text(r3)),
+                ],
             }
         ],
         "ignored_oneshots": 0,
@@ -603,8 +639,7 @@ def scenario_fork(s: Session) -> None:
     p1, r1 = f"Original conversation ({s.token('p')})", [text(s.token("reply"))]
     t1 = s.claude_print(p1, reply=r1)
     p2, r2 = f"Forked follow-up ({s.token('p')})", [text(s.token("reply"))]
-    t2 = s.claude_print(p2, "--resume", str(t1.session_id), "--fork-session", via="fork",
-                        reply=r2)
+    t2 = s.claude_print(p2, "--resume", str(t1.session_id), "--fork-session", via="fork", reply=r2)
     if t2.session_id == t1.session_id:
         s.notes.append("--fork-session kept the session id")
     s.expect = {
@@ -673,8 +708,7 @@ def scenario_compact_print(s: Session) -> None:
     t1 = s.claude_print(p1, reply=r1)
     tc = s.claude_print("/compact", "--resume", str(t1.session_id), via="resume")
     p2, r2 = f"After compaction ({s.token('p')})", [text(s.token("reply"))]
-    t2 = s.claude_print(p2, "--resume", str(tc.session_id or t1.session_id), via="resume",
-                        reply=r2)
+    t2 = s.claude_print(p2, "--resume", str(tc.session_id or t1.session_id), via="resume", reply=r2)
     side = [r for r in s.api.records if r["kind"] == "side:compact"]
     if not side:
         s.notes.append("-p /compact made no summary request")
@@ -683,8 +717,12 @@ def scenario_compact_print(s: Session) -> None:
             {
                 "session_ids": sorted({str(t.session_id) for t in (t1, tc, t2)}),
                 "summary": p1,
-                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
-                             msg("user", p2), msg("assistant", reply_text(r2))],
+                "messages": [
+                    msg("user", p1),
+                    msg("assistant", reply_text(r1)),
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                ],
                 "absent": ["lazy-fake-compact-summary"],
             }
         ],
@@ -725,39 +763,63 @@ def scenario_interactive(s: Session) -> None:
     if re.search(r"Switch model\?", tmux.screen()):
         tmux.keys("Enter")
         tmux.wait_screen(r"Set model to", timeout=20)
-    poll(lambda: "<command-name>/model</command-name>" in s.sb.transcript_text(), 20,
-         "/model in the transcript")
+    poll(
+        lambda: "<command-name>/model</command-name>" in s.sb.transcript_text(),
+        20,
+        "/model in the transcript",
+    )
     s.wait_idle()
 
     sessions_before = set(s.session_files())
     s.type_line("/clear")
-    poll(lambda: len(set(s.session_files()) - sessions_before) >= 1 or
-         "<command-name>/clear</command-name>" in s.sb.transcript_text(), 30, "/clear")
+    poll(
+        lambda: (
+            len(set(s.session_files()) - sessions_before) >= 1
+            or "<command-name>/clear</command-name>" in s.sb.transcript_text()
+        ),
+        30,
+        "/clear",
+    )
     s.wait_idle()
 
     p2, r2 = f"Prompt after clear ({s.token('p')})", [text(s.token("reply"))]
     s.interactive_turn(p2, r2)
     d1 = [text(s.token("deploy-reply"))]
-    s.api.add(Rule("deploy:args", [text(s.token("deploy-args-reply"))],
-                   user_contains="Arguments: [blue-green now]"))
+    s.api.add(
+        Rule(
+            "deploy:args",
+            [text(s.token("deploy-args-reply"))],
+            user_contains="Arguments: [blue-green now]",
+        )
+    )
     d2 = s.api.rules[-1].reply
     s.interactive_turn("/deploy", d1, match="Arguments: []")
     s.turns[-1].prompt = "/deploy"
     before = len(s.api.records)
     s.type_line("/deploy blue-green now")
-    poll(lambda: any(r.get("rule") == "deploy:args" for r in s.api.records[before:]), 60,
-         "the fake to answer /deploy blue-green now")
+    poll(
+        lambda: any(r.get("rule") == "deploy:args" for r in s.api.records[before:]),
+        60,
+        "the fake to answer /deploy blue-green now",
+    )
     poll(lambda: reply_text(d2) in s.sb.transcript_text(), 30, "deploy args reply on disk")
     s.wait_idle()
-    s.turns.append(Turn("tmux", "/deploy blue-green now",
-                        [_reply_summary(r) for r in s.api.records[before:]
-                         if r["kind"] == "main"]))
+    s.turns.append(
+        Turn(
+            "tmux",
+            "/deploy blue-green now",
+            [_reply_summary(r) for r in s.api.records[before:] if r["kind"] == "main"],
+        )
+    )
 
     focus = "keep the focus on deploys"
     n_compact = sum(1 for r in s.api.records if r["kind"] == "side:compact")
     s.type_line(f"/compact {focus}")
-    poll(lambda: sum(1 for r in s.api.records if r["kind"] == "side:compact") > n_compact, 60,
-         "the compaction request")
+    poll(
+        lambda: sum(1 for r in s.api.records if r["kind"] == "side:compact") > n_compact,
+        60,
+        "the compaction request",
+    )
     poll(lambda: '"compact_boundary"' in s.sb.transcript_text(), 30, "compact_boundary on disk")
     s.wait_idle()
 
@@ -819,12 +881,23 @@ def scenario_subagent(s: Session) -> None:
     agent_id = "toolu_lazy_agent_0001"
     sub_reply = [text(s.token("subagent-answer"))]
     final = [text(s.token("final"))]
-    s.script_reply(prompt, [
-        text(f"Delegating ({s.token('pre')})."),
-        tool_use(agent_id, "Agent", {"description": "Find lazy files", "prompt": task,
-                                     "subagent_type": "general-purpose",
-                                     "run_in_background": False}),
-    ], name="agent:spawn")
+    s.script_reply(
+        prompt,
+        [
+            text(f"Delegating ({s.token('pre')})."),
+            tool_use(
+                agent_id,
+                "Agent",
+                {
+                    "description": "Find lazy files",
+                    "prompt": task,
+                    "subagent_type": "general-purpose",
+                    "run_in_background": False,
+                },
+            ),
+        ],
+        name="agent:spawn",
+    )
     s.api.add(Rule("agent:child", sub_reply, user_contains=task))
     s.api.add(Rule("agent:final", final, tool_result_for=agent_id))
     turn = s.claude_print(prompt)
@@ -844,8 +917,10 @@ def scenario_subagent(s: Session) -> None:
                 ],
                 "sidechains": [
                     {
-                        "messages": [msg("user", contains=[task]),
-                                     msg("assistant", reply_text(sub_reply))],
+                        "messages": [
+                            msg("user", contains=[task]),
+                            msg("assistant", reply_text(sub_reply)),
+                        ],
                     }
                 ],
                 "absent": [task],  # the subagent's prompt is not a main-line user message
@@ -877,8 +952,12 @@ def scenario_marker_quote(s: Session) -> None:
                 "session_ids": [str(t1.session_id)],
                 "summary": p1,
                 "exact": True,
-                "messages": [msg("user", p1), msg("assistant", reply_text(r1)),
-                             msg("user", p2), msg("assistant", reply_text(r2))],
+                "messages": [
+                    msg("user", p1),
+                    msg("assistant", reply_text(r1)),
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                ],
             }
         ],
         "ignored_oneshots": 0,

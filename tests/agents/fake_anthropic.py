@@ -243,7 +243,9 @@ def classify_side_call(body: JsonDict) -> Decision | None:
             reply = "Lazy fake session"
         return Decision("side:title", None, [text(reply)], "end_turn")
     if not tools and ("output_format" in body or "response_format" in body):
-        return Decision("side:structured", None, [text('{"title": "Lazy fake session"}')], "end_turn")
+        return Decision(
+            "side:structured", None, [text('{"title": "Lazy fake session"}')], "end_turn"
+        )
     return None
 
 
@@ -375,11 +377,17 @@ class FakeAnthropic:
                 fake._record({"kind": "other", "method": "GET", "path": self.path})
                 path = self.path.split("?", 1)[0]
                 if path == "/v1/models":
-                    self._send_json(200, {"data": [], "has_more": False, "first_id": None,
-                                          "last_id": None})
+                    self._send_json(
+                        200, {"data": [], "has_more": False, "first_id": None, "last_id": None}
+                    )
                     return
-                self._send_json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                                  "message": "fake: not found"}})
+                self._send_json(
+                    404,
+                    {
+                        "type": "error",
+                        "error": {"type": "not_found_error", "message": "fake: not found"},
+                    },
+                )
 
             def do_HEAD(self) -> None:
                 self.send_response(200)
@@ -428,8 +436,9 @@ class FakeAnthropic:
                         "stream": bool(body.get("stream")),
                         "max_tokens": body.get("max_tokens"),
                         "n_tools": len(body.get("tools") or []),
-                        "tool_names": [t.get("name") for t in body.get("tools") or []
-                                       if isinstance(t, dict)],
+                        "tool_names": [
+                            t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)
+                        ],
                         "system_head": system_text(body)[:400],
                         "last_user_text": last_user_text(body)[-1500:],
                         "tool_results": last_tool_result_ids(body),
@@ -454,68 +463,81 @@ class FakeAnthropic:
                 if not body.get("stream"):
                     self._send_json(200, message)
                     return
-                self._stream(message, blocks, usage)
+                self._stream(message)
 
             def _event(self, name: str, payload: JsonDict) -> None:
                 data = f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode()
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
 
-            def _stream(self, message: JsonDict, blocks: list[JsonDict], usage: JsonDict) -> None:
+            def _stream(self, message: JsonDict) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream; charset=utf-8")
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.send_header("request-id", f"req_lazyfake{time.monotonic_ns()}")
                 self.end_headers()
-                start = dict(message, content=[], stop_reason=None)
-                start["usage"] = dict(usage, output_tokens=1)
-                self._event("message_start", {"type": "message_start", "message": start})
-                self._event("ping", {"type": "ping"})
-                for index, block in enumerate(blocks):
-                    kind = block["type"]
-                    if kind == "text":
-                        self._event("content_block_start", {"type": "content_block_start",
-                                    "index": index, "content_block": {"type": "text", "text": ""}})
-                        for piece in _chunks(block["text"]):
-                            self._event("content_block_delta", {"type": "content_block_delta",
-                                        "index": index,
-                                        "delta": {"type": "text_delta", "text": piece}})
-                    elif kind == "thinking":
-                        self._event("content_block_start", {"type": "content_block_start",
-                                    "index": index, "content_block": {"type": "thinking",
-                                                                      "thinking": "",
-                                                                      "signature": ""}})
-                        for piece in _chunks(block["thinking"]):
-                            self._event("content_block_delta", {"type": "content_block_delta",
-                                        "index": index,
-                                        "delta": {"type": "thinking_delta", "thinking": piece}})
-                        self._event("content_block_delta", {"type": "content_block_delta",
-                                    "index": index, "delta": {"type": "signature_delta",
-                                                              "signature": block["signature"]}})
-                    elif kind == "tool_use":
-                        self._event("content_block_start", {"type": "content_block_start",
-                                    "index": index, "content_block": {"type": "tool_use",
-                                                                      "id": block["id"],
-                                                                      "name": block["name"],
-                                                                      "input": {}}})
-                        for piece in _chunks(json.dumps(block["input"]), 24):
-                            self._event("content_block_delta", {"type": "content_block_delta",
-                                        "index": index, "delta": {"type": "input_json_delta",
-                                                                  "partial_json": piece}})
-                    self._event("content_block_stop", {"type": "content_block_stop",
-                                                       "index": index})
-                self._event("message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": message["stop_reason"],
-                                      "stop_sequence": None},
-                            "usage": {"output_tokens": usage["output_tokens"]}})
-                self._event("message_stop", {"type": "message_stop"})
+                for name, payload in sse_events(message):
+                    self._event(name, payload)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
         return Handler
 
     log_full_bodies: bool = False
+
+
+def sse_events(message: JsonDict) -> list[tuple[str, JsonDict]]:
+    """The Messages API streaming events that deliver ``message`` (a complete response)."""
+    usage = message["usage"]
+    start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
+    events: list[tuple[str, JsonDict]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        ("ping", {"type": "ping"}),
+    ]
+
+    def delta(index: int, body: JsonDict) -> None:
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": body})
+        )
+
+    for index, block in enumerate(message["content"]):
+        kind = block["type"]
+        if kind == "text":
+            opening: JsonDict = {"type": "text", "text": ""}
+        elif kind == "thinking":
+            opening = {"type": "thinking", "thinking": "", "signature": ""}
+        else:
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        if kind == "text":
+            for piece in _chunks(block["text"]):
+                delta(index, {"type": "text_delta", "text": piece})
+        elif kind == "thinking":
+            for piece in _chunks(block["thinking"]):
+                delta(index, {"type": "thinking_delta", "thinking": piece})
+            delta(index, {"type": "signature_delta", "signature": block["signature"]})
+        else:
+            for piece in _chunks(json.dumps(block["input"]), 24):
+                delta(index, {"type": "input_json_delta", "partial_json": piece})
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
 
 
 def _chunks(value: str, size: int = 16) -> list[str]:

@@ -1,9 +1,10 @@
 """Run one Claude Code scenario against the fake API: ``run_scenario.py <name> <workdir>``.
 
-Must run inside a loopback-only network namespace, e.g.::
+Must run inside a loopback-only network namespace (it brings ``lo`` up itself), e.g.::
 
-    unshare --net -- sh -c 'ip link set lo up && exec .venv/bin/python \\
-        tests/agents/run_scenario.py single_turn /tmp/work'
+    unshare --net -- .venv/bin/python tests/agents/run_scenario.py single_turn /tmp/work
+
+(as non-root: ``unshare --user --map-root-user --net -- ...``).
 
 Leaves the CLI's files under ``<workdir>/config`` (``projects/...``), the fake API's request log
 in ``<workdir>/api.jsonl`` and what was scripted in ``<workdir>/script.json``; on failure
@@ -12,17 +13,19 @@ in ``<workdir>/api.jsonl`` and what was scripted in ``<workdir>/script.json``; o
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
+import struct
 import sys
 import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from driver import SCENARIOS, Sandbox, Session, find_claude  # noqa: E402
-from fake_anthropic import FakeAnthropic  # noqa: E402
+from driver import SCENARIOS, Sandbox, Session, find_claude
+from fake_anthropic import FakeAnthropic
 
 
 def network_is_isolated() -> bool:
@@ -34,6 +37,16 @@ def network_is_isolated() -> bool:
     return names <= {"lo"}
 
 
+def ensure_loopback_up() -> None:
+    """``ip link set lo up`` without needing iproute2 (SIOCGIFFLAGS/SIOCSIFFLAGS)."""
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sh", b"lo", 0)
+        flags = struct.unpack("16sh", fcntl.ioctl(sock, siocgifflags, request))[1]
+        if not flags & iff_up:
+            fcntl.ioctl(sock, siocsifflags, struct.pack("16sh", b"lo", flags | iff_up))
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3 or argv[1] not in SCENARIOS:
         print(f"usage: {argv[0]} <{'|'.join(SCENARIOS)}> <workdir>", file=sys.stderr)
@@ -42,6 +55,8 @@ def main(argv: list[str]) -> int:
     if not network_is_isolated() and not os.environ.get("LAZY_ALLOW_NETWORK"):
         print("refusing to run outside a loopback-only network namespace", file=sys.stderr)
         return 2
+    if network_is_isolated():
+        ensure_loopback_up()
     claude = find_claude()
     if claude is None:
         print("claude CLI not installed (tests/agents/node_modules)", file=sys.stderr)

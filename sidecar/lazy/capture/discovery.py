@@ -147,7 +147,7 @@ def discover(
     to sessions whose cwd lies in the project or one of its worktrees. When the same
     session is in several dirs, the most complete copy wins (largest, then newest).
     """
-    explicit = [Path(s).expanduser().absolute() for s in sources or []]
+    explicit = [Path(os.path.abspath(Path(s).expanduser())) for s in sources or []]
     roots = (claude_roots() if default_roots else []) + explicit
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []

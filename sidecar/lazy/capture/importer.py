@@ -82,7 +82,9 @@ def run_import(
         if main is None:
             continue
         if main.status == "refused":
-            report.refused.append(SkipInfo(session_id=sid, path=main.path, reason=main.reason or ""))
+            report.refused.append(
+                SkipInfo(session_id=sid, path=main.path, reason=main.reason or "")
+            )
         elif main.status in ("missing", "error"):
             reason = f"{main.reason} [{main.code}]"
             report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))

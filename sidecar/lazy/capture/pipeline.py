@@ -332,9 +332,9 @@ def _strict_prefix(
                 if not keys or keys[-1] != p.key:
                     keys.append(p.key)
         start, line_no = start + len(data), line_no + batch.lines
-    for key, old in stored.items():
-        new = seen.get(key, [])
-        if len(new) < len(old) and old[: len(new)] == new:
+    for key, new in seen.items():
+        old = stored.get(key, [])
+        if new and len(new) < len(old) and old[: len(new)] == new:
             return (
                 f"refused a copy of session {key} whose {len(new)} message(s) are a strict"
                 f" prefix of the {len(old)} stored: capture never shortens a conversation"
@@ -386,7 +386,16 @@ def _apply(
         c.execute(
             "INSERT OR IGNORE INTO quarantine(path, line_no, byte_offset, generation, reason, raw,"
             " raw_size, at) VALUES (?,?,?,?,?,?,?,?)",
-            (spath, q.line_no, q.offset, generation, q.reason, compress(q.raw), len(q.raw), now_iso()),
+            (
+                spath,
+                q.line_no,
+                q.offset,
+                generation,
+                q.reason,
+                compress(q.raw),
+                len(q.raw),
+                now_iso(),
+            ),
         )
     for key, entries in batch.entries.items():
         c.executemany(
@@ -400,8 +409,8 @@ def _apply(
         links = [(key, e.logical_parent_uuid) for e in entries if e.logical_parent_uuid]
         if links:
             c.executemany("INSERT OR IGNORE INTO session_links VALUES (?,?)", links)
-    for key, uuids in batch.retract.items():
-        for u in uuids:
+    for key, retracted in batch.retract.items():
+        for u in retracted:
             n = c.execute(
                 "DELETE FROM messages WHERE session_id=? AND key=? AND meta=1", (key, u)
             ).rowcount
@@ -438,7 +447,9 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
             [key, *chunk],
         ):
             existing[mkey] = (mid, blocks, uuids)
-    r = c.execute("SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id=?", (key,)).fetchone()
+    r = c.execute(
+        "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id=?", (key,)
+    ).fetchone()
     seq = int(r[0])
     added = updated = 0
     inserts = []
@@ -555,7 +566,8 @@ def _upsert_session(
         return True
     if any(e.logical_parent_uuid for e in batch.entries.get(key, [])):
         return True
-    return (old[0] is None and f.head_uuid is not None) or old[1] != f.continued_in or (
-        not old[2] and f.clear_start
+    return (
+        (old[0] is None and f.head_uuid is not None)
+        or old[1] != f.continued_in
+        or (not old[2] and f.clear_start)
     )
-

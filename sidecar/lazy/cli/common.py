@@ -34,9 +34,7 @@ def all_projects_option(f: F) -> F:
 
 
 def json_option(f: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(
-        f
-    )
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(f)
 
 
 def current_project() -> str:
@@ -91,8 +89,10 @@ def when(ts: str | None) -> str:
     if not ts:
         return "?"
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().strftime(
-            "%Y-%m-%d %H:%M"
+        return (
+            datetime.fromisoformat(ts.replace("Z", "+00:00"))
+            .astimezone()
+            .strftime("%Y-%m-%d %H:%M")
         )
     except ValueError:
         return ts[:16]

@@ -106,8 +106,10 @@ def print_transcript(t: Transcript) -> None:
         out.print()
     for side in t.sidechains:
         out.print(
-            Text(f"── subagent {side.agent_id or side.session_id} ({len(side.messages)} messages)",
-                 style="bold magenta")
+            Text(
+                f"── subagent {side.agent_id or side.session_id} ({len(side.messages)} messages)",
+                style="bold magenta",
+            )
         )
         for m in side.messages:
             out.print(_message(m))
@@ -175,7 +177,9 @@ def conversations_search(text: str, all_projects: bool, as_json: bool, limit: in
             {
                 "results": [
                     {
-                        "builder": builders[bid].model_dump(mode="json") if bid in builders else None,
+                        "builder": builders[bid].model_dump(mode="json")
+                        if bid in builders
+                        else None,
                         "matches": [{"number": n, "text": body} for n, body in ms],
                     }
                     for bid, ms in grouped.items()

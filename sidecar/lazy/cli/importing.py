@@ -83,9 +83,7 @@ def _summary(report: ImportReport) -> None:
     for s in report.refused:
         out.print(Text(f"  refused {s.session_id[:8]}: {s.reason}", style="yellow"))
     if report.quarantined:
-        out.print(
-            Text(f"  {len(report.quarantined)} bad line(s) quarantined:", style="yellow")
-        )
+        out.print(Text(f"  {len(report.quarantined)} bad line(s) quarantined:", style="yellow"))
         for q in report.quarantined[:20]:
             out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
         if len(report.quarantined) > 20:
@@ -243,7 +241,9 @@ def import_conversation(
                         out.print(f"  {sid}  {d.sessions[sid].path}")
                     out.print("Not a terminal: nothing written. Re-run with --yes to import.")
                     return
-                if not click.confirm(f"Import {len(ids)} conversation(s) into the store?", default=False):
+                if not click.confirm(
+                    f"Import {len(ids)} conversation(s) into the store?", default=False
+                ):
                     out.print("Nothing imported.")
                     return
         report = _import(store, d, ids, report)
@@ -253,9 +253,7 @@ def import_conversation(
         _summary(report)
 
 
-def _import_one(
-    store: Store, d: Discovery, ident: str, sources: list[Path], as_json: bool
-) -> None:
+def _import_one(store: Store, d: Discovery, ident: str, sources: list[Path], as_json: bool) -> None:
     """Import one session named by id or unique prefix, found anywhere lazy looks."""
 
     def matches(disc: Discovery) -> tuple[list[str], list[str]]:

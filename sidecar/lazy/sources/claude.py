@@ -57,13 +57,76 @@ KNOWN_TYPES = CONVERSATION_TYPES | {
 # conversation. Prompt-type built-ins (/init, /review, /security-review, /pr-comments) are
 # absent on purpose: their invocation explains the turns that follow, like a custom command.
 BUILTIN_LOCAL_COMMANDS = frozenset(
-    """add-dir agents allowed-tools background bashes branch btw bug clear color compact config
-    context copy cost desktop diff doctor effort exit export extra-usage fast feedback fork
-    help hooks ide install-github-app install-slack-app keybindings login logout mcp memory
-    migrate-installer mobile model output-style permissions plan plugin plugins privacy-settings
-    quit rate-limit-options release-notes reload-plugins remote-control remote-env rename
-    resume rewind sandbox session skills stats status statusline stickers tasks teleport
-    terminal-setup theme todos upgrade usage vim""".split()
+    [
+        "add-dir",
+        "agents",
+        "allowed-tools",
+        "background",
+        "bashes",
+        "branch",
+        "btw",
+        "bug",
+        "clear",
+        "color",
+        "compact",
+        "config",
+        "context",
+        "copy",
+        "cost",
+        "desktop",
+        "diff",
+        "doctor",
+        "effort",
+        "exit",
+        "export",
+        "extra-usage",
+        "fast",
+        "feedback",
+        "fork",
+        "help",
+        "hooks",
+        "ide",
+        "install-github-app",
+        "install-slack-app",
+        "keybindings",
+        "login",
+        "logout",
+        "mcp",
+        "memory",
+        "migrate-installer",
+        "mobile",
+        "model",
+        "output-style",
+        "permissions",
+        "plan",
+        "plugin",
+        "plugins",
+        "privacy-settings",
+        "quit",
+        "rate-limit-options",
+        "release-notes",
+        "reload-plugins",
+        "remote-control",
+        "remote-env",
+        "rename",
+        "resume",
+        "rewind",
+        "sandbox",
+        "session",
+        "skills",
+        "stats",
+        "status",
+        "statusline",
+        "stickers",
+        "tasks",
+        "teleport",
+        "terminal-setup",
+        "theme",
+        "todos",
+        "upgrade",
+        "usage",
+        "vim",
+    ]
 )
 
 _TAG = re.compile(r"<(command-name|command-message|command-args)>(.*?)</\1>", re.S)
@@ -145,7 +208,12 @@ def normalize_blocks(content: Any) -> list[dict[str, Any]]:
             blocks.append({"type": "redacted_thinking"})
         elif kind == "tool_use":
             blocks.append(
-                {"type": "tool_use", "id": b.get("id"), "name": b.get("name"), "input": b.get("input")}
+                {
+                    "type": "tool_use",
+                    "id": b.get("id"),
+                    "name": b.get("name"),
+                    "input": b.get("input"),
+                }
             )
         elif kind == "tool_result":
             blocks.append(

@@ -8,6 +8,7 @@ line never stops the file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -15,6 +16,7 @@ from typing import IO, Any
 import orjson
 
 CHUNK = 4 * 1024 * 1024
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Past this a line is quarantined rather than parsed: real images make 1-5 MB lines, a
 # 50 MB line is a pasted dump that would only bloat every derived row.
 MAX_LINE = 32 * 1024 * 1024
@@ -67,7 +69,7 @@ def split_lines(data: bytes, start: int, first_line_no: int) -> Iterator[Line]:
 def _scrub(value: Any) -> Any:
     """Replace lone surrogates (which SQLite and Tantivy reject) with U+FFFD."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [_scrub(v) for v in value]
     if isinstance(value, dict):

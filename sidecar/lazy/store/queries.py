@@ -152,7 +152,9 @@ def transcript(
             (side.session_id,),
         ).fetchall()
         sides.append(
-            SidechainView(session_id=side.session_id, agent_id=side.agent_id, messages=_views(srows))
+            SidechainView(
+                session_id=side.session_id, agent_id=side.agent_id, messages=_views(srows)
+            )
         )
     return Transcript(builder=info, messages=_views(rows), sidechains=sides)
 

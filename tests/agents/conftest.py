@@ -1,0 +1,375 @@
+"""Fixtures for the real-agent tests: run Claude Code scenarios once, import them with lazy.
+
+Scenarios run in a loopback-only network namespace (``unshare --net``), all of them in parallel,
+once per pytest session; only the scenarios used by the selected tests are run (tests name them
+with ``@pytest.mark.scenario("name")``).
+
+Environment knobs (for debugging and for iterating on the importer):
+
+* ``LAZY_AGENTS_WORKDIR=<dir>``: put scenario work dirs there instead of a pytest temp dir.
+* ``LAZY_AGENTS_REUSE=1``: with ``LAZY_AGENTS_WORKDIR``, reuse scenario runs that already
+  succeeded there instead of running the CLI again.
+* ``LAZY_CLAUDE_BIN``: the claude executable to drive (default: tests/agents/node_modules).
+
+A missing prerequisite (claude CLI, unshare permission, tmux) skips the tests, or fails them
+when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+AGENTS_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(AGENTS_DIR))
+
+from driver import SCENARIOS, find_claude  # noqa: E402
+
+RUN_SCENARIO = AGENTS_DIR / "run_scenario.py"
+SCENARIO_TIMEOUT = 240.0
+LAZY_TIMEOUT = 120.0
+IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+JsonDict = dict[str, Any]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "scenario(name): the Claude Code scenario (tests/agents/driver.py) a test uses"
+    )
+
+
+def require(ok: bool, reason: str) -> None:
+    """Skip when a prerequisite is missing; in CI (CI=true) that is a failure instead."""
+    if ok:
+        return
+    if IN_CI:
+        pytest.fail(f"prerequisite missing (CI=true): {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+# --------------------------------------------------------------------------------------------
+# Prerequisites
+# --------------------------------------------------------------------------------------------
+
+
+def unshare_prefix() -> list[str]:
+    unshare = shutil.which("unshare") or "unshare"
+    if os.geteuid() == 0:
+        return [unshare, "--net", "--"]
+    return [unshare, "--user", "--map-root-user", "--net", "--"]
+
+
+def missing_prerequisites(need_tmux: bool) -> list[str]:
+    missing = []
+    if find_claude() is None:
+        missing.append(
+            "Claude Code CLI not installed: run `make deps` / "
+            "`cd tests/agents && npm install --no-audit --no-fund --ignore-scripts`"
+        )
+    if shutil.which("unshare") is None:
+        missing.append("`unshare` (util-linux) not found: needed for a loopback-only netns")
+    else:
+        probe = subprocess.run(
+            [*unshare_prefix(), "true"], capture_output=True, text=True, timeout=30
+        )
+        if probe.returncode != 0:
+            missing.append(
+                f"cannot create a network namespace with {' '.join(unshare_prefix())}: "
+                f"{probe.stderr.strip()}"
+            )
+    if shutil.which("git") is None:
+        missing.append("`git` not found")
+    if need_tmux and shutil.which("tmux") is None:
+        missing.append("`tmux` not found (apt-get install tmux): needed for interactive runs")
+    return missing
+
+
+# --------------------------------------------------------------------------------------------
+# Running scenarios
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ScenarioRun:
+    name: str
+    workdir: Path
+    returncode: int | None = None
+    stderr: str = ""
+    duration: float = 0.0
+    script: JsonDict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.script.get("error")
+
+    @property
+    def project(self) -> Path:
+        return Path(self.script.get("project") or self.workdir / "project")
+
+    @property
+    def expect(self) -> JsonDict:
+        return dict(self.script.get("expect") or {})
+
+    def describe_failure(self) -> str:
+        error = self.script.get("error") or ""
+        return (
+            f"scenario {self.name!r} failed (rc={self.returncode}) in {self.workdir}\n"
+            f"{error}\n--- stderr ---\n{self.stderr[-4000:]}"
+        )
+
+
+def _load_script(run: ScenarioRun) -> None:
+    path = run.workdir / "script.json"
+    if path.is_file():
+        try:
+            run.script = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            run.script = {"error": f"bad script.json: {exc}"}
+
+
+def run_scenario(name: str, workdir: Path, timeout: float = SCENARIO_TIMEOUT) -> ScenarioRun:
+    """Run one scenario in its own loopback-only network namespace."""
+    run = ScenarioRun(name, workdir)
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    argv = [*unshare_prefix(), sys.executable, str(RUN_SCENARIO), name, str(workdir)]
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=AGENTS_DIR,
+    )
+    try:
+        _, run.stderr = proc.communicate(timeout=timeout)
+        run.returncode = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # our own process group only
+        _, stderr = proc.communicate()
+        run.returncode = -9
+        run.stderr = f"timed out after {timeout:.0f}s\n{stderr}"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        socket = workdir / "tmux.sock"
+        if socket.exists():  # the scenario's private tmux server, if it outlived a crash
+            subprocess.run(
+                ["tmux", "-S", str(socket), "kill-server"],
+                capture_output=True,
+                check=False,
+                timeout=30,
+            )
+    run.duration = time.monotonic() - started
+    _load_script(run)
+    return run
+
+
+class ScenarioCache:
+    """Runs the scenarios the session needs, in parallel, once."""
+
+    def __init__(self, root: Path, wanted: list[str], reuse: bool) -> None:
+        self.root = root
+        self.wanted = wanted
+        self.reuse = reuse
+        self.runs: dict[str, ScenarioRun] = {}
+        self.checked: dict[str, list[str]] = {}
+
+    def prerequisites(self, name: str) -> list[str]:
+        need_tmux = name == "interactive"
+        key = "tmux" if need_tmux else "basic"
+        if key not in self.checked:
+            self.checked[key] = missing_prerequisites(need_tmux)
+        return self.checked[key]
+
+    def _reusable(self, name: str) -> ScenarioRun | None:
+        if not self.reuse:
+            return None
+        run = ScenarioRun(name, self.root / name, returncode=0)
+        _load_script(run)
+        return run if run.script and run.ok else None
+
+    def run_all(self) -> None:
+        todo = [n for n in self.wanted if n not in self.runs and not self.prerequisites(n)]
+        pending = []
+        for name in todo:
+            cached = self._reusable(name)
+            if cached is not None:
+                self.runs[name] = cached
+            else:
+                pending.append(name)
+        if not pending:
+            return
+        # interactive first: it is the longest, the -p scenarios fill the other workers
+        pending.sort(key=lambda n: n != "interactive")
+        workers = max(2, min(4, (os.cpu_count() or 2) + 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for run in pool.map(lambda n: run_scenario(n, self.root / n), pending):
+                self.runs[run.name] = run
+
+    def get(self, name: str) -> ScenarioRun:
+        if name not in SCENARIOS:
+            raise KeyError(name)
+        missing = self.prerequisites(name)
+        require(not missing, "; ".join(missing))
+        if name not in self.runs:
+            if name not in self.wanted:
+                self.wanted.append(name)
+            self.run_all()
+        return self.runs[name]
+
+
+def _wanted_scenarios(session: pytest.Session) -> list[str]:
+    names: list[str] = []
+    for item in session.items:
+        for mark in item.iter_markers("scenario"):
+            for name in mark.args:
+                if name not in names:
+                    names.append(str(name))
+    return names
+
+
+@pytest.fixture(scope="session")
+def scenarios(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ScenarioCache]:
+    configured = os.environ.get("LAZY_AGENTS_WORKDIR")
+    root = Path(configured).resolve() if configured else tmp_path_factory.mktemp("claude-runs")
+    root.mkdir(parents=True, exist_ok=True)
+    reuse = bool(configured) and os.environ.get("LAZY_AGENTS_REUSE", "") not in ("", "0")
+    cache = ScenarioCache(root, _wanted_scenarios(request.session), reuse)
+    yield cache
+
+
+@pytest.fixture
+def scenario(request: pytest.FixtureRequest, scenarios: ScenarioCache) -> ScenarioRun:
+    """The (successful) run of the scenario named by the test's ``scenario`` marker/param."""
+    name: str | None = getattr(request, "param", None)
+    if name is None:
+        mark = request.node.get_closest_marker("scenario")
+        if mark is None:
+            raise pytest.UsageError("the `scenario` fixture needs @pytest.mark.scenario(name)")
+        name = str(mark.args[0])
+    run = scenarios.get(name)
+    if not run.ok:
+        pytest.fail(run.describe_failure(), pytrace=False)
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# The lazy CLI
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Lazy:
+    """Runs the lazy CLI against one scenario's Claude Code files with a private LAZY_HOME."""
+
+    lazy_home: Path
+    run_: ScenarioRun
+
+    def argv(self) -> list[str]:
+        venv_lazy = Path(sys.executable).with_name("lazy")
+        if venv_lazy.is_file():
+            return [str(venv_lazy)]
+        return [
+            sys.executable,
+            "-c",
+            "import sys; from lazy.cli.main import main; sys.exit(main())",
+        ]
+
+    def env(self) -> dict[str, str]:
+        script = self.run_.script
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "LAZY_"))}
+        env.update(
+            {
+                "HOME": str(script["home"]),
+                "CLAUDE_CONFIG_DIR": str(script["config_dir"]),
+                "LAZY_HOME": str(self.lazy_home),
+                "NO_COLOR": "1",
+                "COLUMNS": "200",
+            }
+        )
+        return env
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [*self.argv(), *args],
+            cwd=self.run_.project,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=LAZY_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        if check and proc.returncode != 0:
+            pytest.fail(
+                f"`lazy {' '.join(args)}` failed (rc={proc.returncode}) for scenario "
+                f"{self.run_.name} (work dir {self.run_.workdir})\n"
+                f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}",
+                pytrace=False,
+            )
+        return proc
+
+    def json(self, *args: str) -> Any:
+        proc = self.run(*args)
+        try:
+            return json.loads(proc.stdout)
+        except json.JSONDecodeError:
+            pytest.fail(
+                f"`lazy {' '.join(args)}` printed no JSON for scenario {self.run_.name}:\n"
+                f"{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-2000:]}",
+                pytrace=False,
+            )
+
+    def import_all(self) -> JsonDict:
+        report: JsonDict = self.json("import-conversation", "--all", "--json")
+        return report
+
+    def builders(self) -> list[JsonDict]:
+        data = self.json("conversations", "--json")
+        return list(data["builders"])
+
+    def show(self, builder_id: str) -> JsonDict:
+        data: JsonDict = self.json("conversations", "show", builder_id, "--json")
+        return data
+
+
+@pytest.fixture
+def lazy(scenario: ScenarioRun, tmp_path: Path) -> Lazy:
+    """A lazy CLI bound to the test's scenario, with a fresh store (LAZY_HOME) per test."""
+    home = tmp_path / "lazy-home"
+    home.mkdir()
+    return Lazy(home, scenario)
+
+
+@dataclass
+class Imported:
+    report: JsonDict
+    builders: list[JsonDict]
+    shown: dict[str, JsonDict]  # builder id -> `conversations show` output
+
+
+@pytest.fixture
+def imported(lazy: Lazy) -> Imported:
+    """Import the scenario's sessions into a fresh store; list and show every Builder."""
+    report = lazy.import_all()
+    builders = lazy.builders()
+    shown = {b["id"]: lazy.show(b["short_id"] or b["id"]) for b in builders}
+    return Imported(report, builders, shown)

@@ -323,9 +323,15 @@ def full_import(
     res.conversations_seconds = conv.seconds
     listing = parse_json(conv.stdout)
     if isinstance(listing, dict) and isinstance(listing.get("builders"), list):
-        res.builders = len(listing["builders"])
-        res.messages = sum(int(b.get("message_count") or 0) for b in listing["builders"])
-        res.messages_source = "lazy conversations"
+        builders = listing["builders"]
+        res.builders = len(builders)
+        res.messages = sum(int(b.get("message_count") or 0) for b in builders) + sum(
+            int(sc.get("message_count") or 0)
+            for b in builders
+            for sc in (b.get("sidechains") or [])
+            if isinstance(sc, dict)
+        )
+        res.messages_source = "lazy conversations (builders + sidechains)"
     elif res.messages_added_reported is not None:
         res.messages = res.messages_added_reported
         res.messages_source = "import report"

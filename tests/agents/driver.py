@@ -335,10 +335,12 @@ class Tmux:
             raise ScenarioError(f"{exc}\n--- screen ---\n{self.screen()}") from exc
         return found[-1]
 
+    def wait_change(self, previous: str, timeout: float = 10.0) -> None:
+        poll(lambda: self.screen() != previous, timeout, "the screen to change")
+
     def input_line(self) -> str:
-        """Text of the prompt input box (the last line starting with the prompt glyph)."""
-        lines = [ln for ln in self.screen().splitlines() if ln.startswith("❯")]
-        return lines[-1][1:].strip() if lines else ""
+        """Text of the prompt input box, or "" when the box is not on screen."""
+        return prompt_box(self.screen()) or ""
 
     def kill(self) -> None:
         self._tmux("kill-server", check=False)
@@ -436,7 +438,7 @@ class Session:
     def wait_idle(self, timeout: float = 60.0) -> None:
         tmux = self._tmux()
         poll(
-            lambda: "esc to interrupt" not in tmux.screen() and _prompt_box(tmux.screen()),
+            lambda: _idle(tmux.screen()),
             timeout,
             "an idle prompt box",
         )
@@ -478,6 +480,58 @@ class Session:
             poll(lambda: not tmux.alive(), 30, "claude to exit")
         tmux.kill()
         self.tmux = None
+
+    def local_command_model(self, pick: str | None) -> None:
+        """``/model``: pick the menu entry whose label starts with ``pick``, or Escape."""
+        tmux = self._tmux()
+        self.type_line("/model")
+        tmux.wait_screen(r"Select model", timeout=20)
+        if pick is None:
+            tmux.keys("Escape")
+            poll(lambda: "Select model" not in tmux.screen(), 15, "the model menu to close")
+            self.wait_idle()
+            return
+        selected = re.compile(rf"❯\s*\d+\.\s*{re.escape(pick)}")
+        for _ in range(10):
+            screen = tmux.screen()
+            if selected.search(screen):
+                break
+            tmux.keys("Down")
+            tmux.wait_change(screen, timeout=5)
+        else:
+            raise ScenarioError(f"no {pick!r} entry in the /model menu:\n{tmux.screen()}")
+        tmux.keys("Enter")
+        tmux.wait_screen(r"Set model to|Switch model\?", timeout=20)
+        if re.search(r"Switch model\?", tmux.screen()):  # confirm switching a cached conversation
+            tmux.keys("Enter")
+            tmux.wait_screen(r"Set model to", timeout=20)
+        self.wait_idle()
+
+    def local_command_clear(self) -> None:
+        before = set(self.session_files())
+        self.type_line("/clear")
+        poll(
+            lambda: bool(set(self.session_files()) - before),
+            30,
+            "/clear to start a new session file",
+        )
+        self.wait_idle()
+
+    def local_command_compact(self, instructions: str) -> None:
+        def compactions() -> int:
+            return sum(1 for r in self.api.records if r["kind"] == "side:compact")
+
+        before = compactions()
+        boundaries = self.sb.transcript_text().count('"compact_boundary"')
+        self.type_line(f"/compact {instructions}".strip())
+        poll(lambda: compactions() > before, 60, "the compaction request")
+        poll(
+            lambda: self.sb.transcript_text().count('"compact_boundary"') > boundaries,
+            30,
+            "compact_boundary on disk",
+        )
+        self._tmux().wait_screen(r"Compacted", timeout=30)
+        self.wait_idle()
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -525,8 +579,17 @@ def _reply_summary(record: JsonDict) -> JsonDict:
     }
 
 
-def _prompt_box(screen: str) -> bool:
-    return any(line.startswith("❯") for line in screen.splitlines())
+def prompt_box(screen: str) -> str | None:
+    """The input box's text: the ``❯`` line right under a horizontal rule (None if absent)."""
+    lines = screen.splitlines()
+    for above, line in zip(reversed(lines[:-1]), reversed(lines[1:]), strict=True):
+        if line.startswith("❯") and above.startswith("─"):
+            return line[1:].strip()
+    return None
+
+
+def _idle(screen: str) -> bool:
+    return "esc to interrupt" not in screen and prompt_box(screen) is not None
 
 
 def _session_of_file(path: Path) -> str:
@@ -739,107 +802,41 @@ LAZY-DEPLOY-EXPANSION: deploy the application to the staging slot. Arguments: [$
 
 
 def scenario_interactive(s: Session) -> None:
-    """(f) tmux: prompt, /model, /clear, prompt, /deploy, /deploy args, /compact X, exit."""
+    """(f) tmux: prompt, /model (escape, then pick), /clear, prompt, /deploy, /deploy args,
+    /compact with instructions, a prompt after compaction, /exit."""
     commands = s.sb.project / ".claude" / "commands"
     commands.mkdir(parents=True, exist_ok=True)
     (commands / "deploy.md").write_text(DEPLOY_MD)
     s.start_interactive()
-    tmux = s._tmux()
 
     p1, r1 = f"First interactive prompt ({s.token('p')})", [text(s.token("reply"))]
     s.interactive_turn(p1, r1)
-
-    # /model: pick Sonnet from the menu (confirming the switch if asked).
-    s.type_line("/model", confirm=r"Switch model|/model")
-    tmux.wait_screen(r"Select model", timeout=20)
-    for _ in range(8):
-        screen = tmux.screen()
-        if re.search(r"❯\s*\d+\.\s*Sonnet", screen):
-            break
-        tmux.keys("Down")
-        poll(lambda prev=screen: tmux.screen() != prev, 5, "the model menu to move")
-    tmux.keys("Enter")
-    tmux.wait_screen(r"Set model to|Switch model\?", timeout=20)
-    if re.search(r"Switch model\?", tmux.screen()):
-        tmux.keys("Enter")
-        tmux.wait_screen(r"Set model to", timeout=20)
-    poll(
-        lambda: "<command-name>/model</command-name>" in s.sb.transcript_text(),
-        20,
-        "/model in the transcript",
-    )
-    s.wait_idle()
-
-    sessions_before = set(s.session_files())
-    s.type_line("/clear")
-    poll(
-        lambda: (
-            len(set(s.session_files()) - sessions_before) >= 1
-            or "<command-name>/clear</command-name>" in s.sb.transcript_text()
-        ),
-        30,
-        "/clear",
-    )
-    s.wait_idle()
+    s.local_command_model(pick=None)  # open the menu, Escape
+    s.local_command_model(pick="Sonnet")
+    s.local_command_clear()
 
     p2, r2 = f"Prompt after clear ({s.token('p')})", [text(s.token("reply"))]
     s.interactive_turn(p2, r2)
     d1 = [text(s.token("deploy-reply"))]
-    s.api.add(
-        Rule(
-            "deploy:args",
-            [text(s.token("deploy-args-reply"))],
-            user_contains="Arguments: [blue-green now]",
-        )
-    )
-    d2 = s.api.rules[-1].reply
     s.interactive_turn("/deploy", d1, match="Arguments: []")
-    s.turns[-1].prompt = "/deploy"
-    before = len(s.api.records)
-    s.type_line("/deploy blue-green now")
-    poll(
-        lambda: any(r.get("rule") == "deploy:args" for r in s.api.records[before:]),
-        60,
-        "the fake to answer /deploy blue-green now",
-    )
-    poll(lambda: reply_text(d2) in s.sb.transcript_text(), 30, "deploy args reply on disk")
-    s.wait_idle()
-    s.turns.append(
-        Turn(
-            "tmux",
-            "/deploy blue-green now",
-            [_reply_summary(r) for r in s.api.records[before:] if r["kind"] == "main"],
-        )
-    )
-
+    d2 = [text(s.token("deploy-args-reply"))]
+    s.interactive_turn("/deploy blue-green now", d2, match="Arguments: [blue-green now]")
     focus = "keep the focus on deploys"
-    n_compact = sum(1 for r in s.api.records if r["kind"] == "side:compact")
-    s.type_line(f"/compact {focus}")
-    poll(
-        lambda: sum(1 for r in s.api.records if r["kind"] == "side:compact") > n_compact,
-        60,
-        "the compaction request",
-    )
-    poll(lambda: '"compact_boundary"' in s.sb.transcript_text(), 30, "compact_boundary on disk")
-    s.wait_idle()
-
+    s.local_command_compact(focus)
     p3, r3 = f"Prompt after compaction ({s.token('p')})", [text(s.token("reply"))]
     s.interactive_turn(p3, r3)
     s.stop_interactive()
 
-    files = s.session_files()
-    first_sid = next((sid for sid, _ in _sessions_by_first_prompt(s, p1)), None)
-    second_sid = next((sid for sid, _ in _sessions_by_first_prompt(s, p2)), None)
     s.expect = {
         "builders": [
             {
-                "session_ids": [first_sid],
+                "session_ids": _sessions_with(s, p1),
                 "summary": p1,
+                "exact": True,
                 "messages": [msg("user", p1), msg("assistant", reply_text(r1))],
-                "absent": ["<command-name>", "local-command-caveat", "/model", "Set model to"],
             },
             {
-                "session_ids": [second_sid],
+                "session_ids": _sessions_with(s, p2),
                 "summary": p2,
                 "messages": [
                     msg("user", p2),
@@ -853,25 +850,21 @@ def scenario_interactive(s: Session) -> None:
                     msg("assistant", reply_text(r3)),
                 ],
                 "absent": ["<command-name>/clear", "local-command-caveat", "/model"],
-                "model_after": {reply_text(r2): "sonnet"},
             },
         ],
         "ignored_oneshots": 0,
-        "files": files,
     }
 
 
-def _sessions_by_first_prompt(s: Session, prompt: str) -> list[tuple[str, Path]]:
+def _sessions_with(s: Session, prompt: str) -> list[str]:
+    """Main session files whose text contains ``prompt``."""
     out = []
     for path in s.sb.transcripts():
         if "subagents" in path.parts:
             continue
-        try:
-            if prompt in path.read_text(encoding="utf-8", errors="replace"):
-                out.append((path.stem, path))
-        except OSError:
-            continue
-    return out
+        if prompt in path.read_text(encoding="utf-8", errors="replace"):
+            out.append(path.stem)
+    return sorted(out)
 
 
 def scenario_subagent(s: Session) -> None:

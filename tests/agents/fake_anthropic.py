@@ -175,6 +175,7 @@ class Rule:
     any_contains: str | None = None
     times: int = 1  # 0 = unlimited
     stop_reason: str | None = None  # derived from the blocks when None
+    delay: float = 0.0  # seconds the fake "thinks" before answering (to observe busy states)
     used: int = 0
 
     def matches(self, body: JsonDict) -> bool:
@@ -202,6 +203,7 @@ class Decision:
     rule: str | None
     blocks: list[Block]
     stop_reason: str
+    delay: float = 0.0
 
 
 SideClassifier = Callable[[JsonDict], Decision | None]
@@ -333,7 +335,9 @@ class FakeAnthropic:
             for rule in self.rules:
                 if rule.matches(body):
                     rule.used += 1
-                    return Decision("main", rule.name, list(rule.reply), rule.final_stop_reason())
+                    return Decision(
+                        "main", rule.name, list(rule.reply), rule.final_stop_reason(), rule.delay
+                    )
         return Decision("unscripted", None, [text(DEFAULT_TEXT)], "end_turn")
 
     def _record(self, entry: JsonDict) -> None:
@@ -414,6 +418,8 @@ class FakeAnthropic:
 
             def _messages(self, body: JsonDict) -> None:
                 decision = fake.decide(body)
+                if decision.delay:
+                    time.sleep(decision.delay)
                 model = str(body.get("model") or "claude-fake")
                 msg_id = fake.next_message_id()
                 blocks = [b.to_json() for b in decision.blocks]

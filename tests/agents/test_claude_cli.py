@@ -39,6 +39,7 @@ HARNESS_NOISE = [
     "<command-name>/model</command-name>",
     "<command-name>/clear</command-name>",
     "Set model to",
+    "Kept model as",
 ]
 
 

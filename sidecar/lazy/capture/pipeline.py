@@ -410,9 +410,9 @@ def _apply(
         if links:
             c.executemany("INSERT OR IGNORE INTO session_links VALUES (?,?)", links)
     for key, retracted in batch.retract.items():
-        for u in retracted:
+        for uuid in retracted:
             n = c.execute(
-                "DELETE FROM messages WHERE session_id=? AND key=? AND meta=1", (key, u)
+                "DELETE FROM messages WHERE session_id=? AND key=? AND meta=1", (key, uuid)
             ).rowcount
             if n:
                 c.execute(

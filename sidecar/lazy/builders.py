@@ -169,32 +169,29 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         c.execute("DELETE FROM builders WHERE id=?", (bid,))
         return
     last = sessions[-1]
-    count, top = c.execute(
-        "SELECT COUNT(*), MAX(number) FROM messages WHERE builder_id=? AND number IS NOT NULL"
-        " AND session_id IN (SELECT id FROM sessions WHERE builder_id=? AND kind='main')",
-        (bid, bid),
-    ).fetchone()
-    marks = ",".join("?" * (len(sessions) - 1))
+    known = c.execute("SELECT message_count FROM builders WHERE id=?", (bid,)).fetchone()
+    dirty_mains = {
+        r[0]
+        for r in c.execute(
+            "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND dirty>0", (bid,)
+        )
+    }
     settled = (
-        count
-        and count == top
-        # the newest session already belongs here (its replayed head was handled) ...
+        known is not None
+        and known[0] > 0
+        and dirty_mains <= {last}
+        # the newest session already belongs here (its replayed head was handled)
         and c.execute(
             "SELECT 1 FROM messages WHERE session_id=? AND builder_id=? LIMIT 1", (last, bid)
-        ).fetchone()
-        # ... and no older session has messages waiting for a number
-        and not c.execute(
-            f"SELECT 1 FROM messages WHERE session_id IN ({marks}) AND builder_id IS NULL LIMIT 1",
-            sessions[:-1],
         ).fetchone()
     )
     if settled:
         # only the newest session grew: its new messages follow the rest
-        _number(c, bid, last, int(top))
+        count = int(known[0]) + _number(c, bid, last, int(known[0]))
     else:
         seen: set[str] = set()
         updates: list[tuple[str, int | None, int]] = []
-        n = 0
+        count = 0
         for sid in sessions:
             for mid, key in c.execute(
                 "SELECT id, key FROM messages WHERE session_id=? ORDER BY seq", (sid,)
@@ -203,8 +200,8 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
                     updates.append((bid, None, mid))
                     continue
                 seen.add(key)
-                n += 1
-                updates.append((bid, n, mid))
+                count += 1
+                updates.append((bid, count, mid))
         c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)
     for (sid,) in c.execute(
         "SELECT id FROM sessions WHERE builder_id=? AND kind='sidechain' AND dirty>0", (bid,)
@@ -214,10 +211,10 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
             (sid, bid),
         ).fetchone()[0]
         _number(c, bid, sid, int(top))
-    _summarize(c, bid, sessions)
+    _summarize(c, bid, sessions, count)
 
 
-def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> None:
+def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> int:
     """Number the session's messages not yet placed in the Builder, after ``after``."""
     ids = c.execute(
         "SELECT id FROM messages WHERE session_id=? AND builder_id IS NULL ORDER BY seq", (sid,)
@@ -226,9 +223,10 @@ def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> None:
         "UPDATE messages SET builder_id=?, number=? WHERE id=?",
         [(bid, after + i, mid) for i, (mid,) in enumerate(ids, 1)],
     )
+    return len(ids)
 
 
-def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str]) -> None:
+def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str], count: int) -> None:
     first = c.execute(
         "SELECT project, started_at, title FROM sessions WHERE id=?", (session_ids[0],)
     ).fetchone()
@@ -237,11 +235,6 @@ def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str]) -> None:
         f"SELECT MIN(started_at), MAX(updated_at) FROM sessions WHERE id IN ({marks})",
         session_ids,
     ).fetchone()
-    count = c.execute(
-        "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id=m.session_id"
-        " WHERE m.builder_id=? AND m.number IS NOT NULL AND s.kind='main'",
-        (bid,),
-    ).fetchone()[0]
     said = c.execute(
         "SELECT m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
         " WHERE m.builder_id=? AND s.kind='main' AND m.role='user' AND m.meta=0"

@@ -40,9 +40,10 @@ def _nothing_found(d: Discovery, project: str | None) -> None:
     where = "\n".join(f"  {r}{'' if r.is_dir() else '  (does not exist)'}" for r in d.roots)
     scope_note = f" for {project}" if project else ""
     out.print(f"No Claude Code sessions found{scope_note}. Looked in:\n{where}")
+    widen = ", or pass --all-projects to take every project" if project else ""
     out.print(
         "Point lazy elsewhere with --source DIR (a Claude projects dir or a folder of .jsonl"
-        " files), set CLAUDE_CONFIG_DIR, or pass --all-projects to take every project."
+        f" files) or set CLAUDE_CONFIG_DIR{widen}."
     )
 
 

@@ -62,6 +62,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX sessions_builder ON sessions(builder_id);
     CREATE INDEX sessions_parent ON sessions(parent_session_id);
+    CREATE INDEX sessions_dirty ON sessions(dirty) WHERE dirty > 0;
 
     -- the uuid DAG, kept so Builders can be re-joined from the store alone
     CREATE TABLE entries(
@@ -106,6 +107,7 @@ MIGRATIONS: list[str] = [
         UNIQUE(session_id, key)
     );
     CREATE INDEX messages_builder ON messages(builder_id, number);
+    CREATE INDEX messages_placing ON messages(session_id, builder_id, seq);
 
     CREATE TABLE builders(
         id TEXT PRIMARY KEY,

@@ -1,0 +1,176 @@
+"""Helpers shared by the integration tests: the CLI, store inspection, polling."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+PYTHON = sys.executable
+LAZY = str(Path(sys.executable).with_name("lazy"))
+CHILDREN = str(HERE / "children.py")
+
+T = TypeVar("T")
+
+
+def child_env(lazy_home: Path, user_home: Path, **extra: str) -> dict[str, str]:
+    """An environment that points lazy at ``lazy_home`` and never at the real ~/.claude."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "LAZY_HOME")}
+    user_home.mkdir(parents=True, exist_ok=True)
+    env.update(LAZY_HOME=str(lazy_home), HOME=str(user_home), PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+def lazy(
+    lazy_home: Path, user_home: Path, *args: str, timeout: float = 120, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run the ``lazy`` CLI in a child with its own LAZY_HOME and HOME."""
+    proc = subprocess.run(
+        [LAZY, *args],
+        env=child_env(lazy_home, user_home),
+        cwd=user_home,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"`lazy {' '.join(args)}` exited {proc.returncode}\n"
+            f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
+    return proc
+
+
+def lazy_json(lazy_home: Path, user_home: Path, *args: str) -> Any:
+    proc = lazy(lazy_home, user_home, *args, "--json")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        raise AssertionError(f"`lazy {' '.join(args)} --json` printed no JSON: {proc.stdout!r}") from e
+
+
+def import_all(lazy_home: Path, user_home: Path, source: Path) -> Any:
+    return lazy_json(
+        lazy_home, user_home, "import-conversation", "--all", "--all-projects", "--source", str(source)
+    )
+
+
+def child(script: str, *args: str) -> list[str]:
+    """argv for one of the child programs in children.py."""
+    return [PYTHON, CHILDREN, script, *args]
+
+
+def poll_until(
+    probe: Callable[[], T | None], *, timeout: float, what: str, interval: float = 0.005
+) -> T:
+    """Call ``probe`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+# ---- reading a store from outside ----------------------------------------------------------
+
+
+def ro_connect(lazy_home: Path) -> sqlite3.Connection | None:
+    """A read-only connection to the store, or None while it does not exist yet."""
+    db = lazy_home / "store.db"
+    if not db.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 30000")
+    except sqlite3.Error:
+        return None
+    return conn
+
+
+def scalar(conn: sqlite3.Connection, sql: str, *args: object) -> Any:
+    row = conn.execute(sql, args).fetchone()
+    return None if row is None else row[0]
+
+
+def count_messages(lazy_home: Path) -> int:
+    conn = ro_connect(lazy_home)
+    if conn is None:
+        return 0
+    try:
+        return int(scalar(conn, "SELECT COUNT(*) FROM messages"))
+    except sqlite3.OperationalError:  # schema not created yet
+        return 0
+    finally:
+        conn.close()
+
+
+def integrity(conn: sqlite3.Connection) -> str:
+    return "; ".join(r[0] for r in conn.execute("PRAGMA integrity_check"))
+
+
+def message_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """Every stored message, as comparable tuples (row ids left out)."""
+    return sorted(
+        conn.execute(
+            "SELECT session_id, key, seq, role, kinds, text, detail, uuids, meta, model,"
+            " request_id, usage, tool_name, ts, builder_id, number FROM messages"
+        ).fetchall()
+    )
+
+
+def builder_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    return sorted(
+        conn.execute(
+            "SELECT id, tool, project, started_at, updated_at, summary, title, message_count,"
+            " forked_from FROM builders"
+        ).fetchall()
+    )
+
+
+def duplicate_keys(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    return conn.execute(
+        "SELECT session_id, key, COUNT(*) FROM messages GROUP BY session_id, key HAVING COUNT(*) > 1"
+    ).fetchall()
+
+
+def numbering_gaps(conn: sqlite3.Connection) -> dict[str, str]:
+    """Builders whose main-session messages are not numbered exactly 1..n (n = its count)."""
+    bad: dict[str, str] = {}
+    for bid, count in conn.execute("SELECT id, message_count FROM builders").fetchall():
+        numbers = [
+            r[0]
+            for r in conn.execute(
+                "SELECT m.number FROM messages m JOIN sessions s ON s.id = m.session_id"
+                " WHERE m.builder_id = ? AND s.kind = 'main' AND m.number IS NOT NULL"
+                " ORDER BY m.number",
+                (bid,),
+            )
+        ]
+        if numbers != list(range(1, count + 1)):
+            bad[bid] = f"message_count={count}, {len(numbers)} numbered, first {numbers[:10]}"
+    return bad
+
+
+def unnumbered(conn: sqlite3.Connection) -> int:
+    """Main-session messages in no Builder: invisible in every transcript."""
+    return int(
+        scalar(
+            conn,
+            "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE s.kind = 'main' AND s.oneshot = 0 AND (m.number IS NULL OR m.builder_id IS NULL)",
+        )
+    )

@@ -1,29 +1,14 @@
-"""Shared fixtures: an isolated store, the shared corpus, and prerequisites that must not
-be skipped silently in CI."""
+"""Shared fixtures: an isolated home and store, the shared corpus."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lazy.store import Store
-
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("LAZY_CORPUS", REPO.parent / "shared" / "corpus"))
-CLAUDE_CORPUS = CORPUS / "claude-code"
-
-
-def require(condition: bool, reason: str) -> None:
-    """Skip locally, fail in CI: a missing prerequisite must never pass silently there."""
-    if condition:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"prerequisite missing in CI: {reason}")
-    pytest.skip(reason)
+from support import CLAUDE_CORPUS, require
 
 
 @pytest.fixture(autouse=True)
@@ -47,13 +32,3 @@ def store(tmp_path: Path) -> Iterator[Store]:
 def corpus() -> Path:
     require(CLAUDE_CORPUS.is_dir(), f"the shared corpus at {CLAUDE_CORPUS}")
     return CLAUDE_CORPUS
-
-
-def stage(tmp_path: Path, files: dict[str, Path]) -> Path:
-    """Copy files into a fresh projects dir: {relative path: source file}."""
-    root = tmp_path / "projects"
-    for rel, src in files.items():
-        dst = root / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
-    return root

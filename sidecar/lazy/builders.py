@@ -22,6 +22,10 @@ from dataclasses import dataclass
 
 from lazy.store import Store
 
+# Bumped whenever the joining rules change: stored conversations then regroup by the new
+# rules on the next refresh, with no re-import.
+JOIN_VERSION = 1
+
 
 @dataclass(slots=True)
 class _S:
@@ -82,6 +86,13 @@ def _link(
 def refresh(store: Store, *, full: bool = False) -> int:
     """Bring Builders up to date with what capture changed; returns Builders touched."""
     with store.write() as c:
+        joined = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
+        if joined is None or joined[0] != str(JOIN_VERSION):
+            full = True
+            c.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('join_version', ?)",
+                (str(JOIN_VERSION),),
+            )
         dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
         if not dirty and not full:
             return 0

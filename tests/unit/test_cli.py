@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from claude_session import Session
 from lazy.model import ONESHOT_MARKER
-from sessions import Session
 
 LAZY = [sys.executable, "-m", "lazy.cli.main"]
 

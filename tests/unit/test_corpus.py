@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import stage
 from lazy.builders import refresh
 from lazy.capture.discovery import discover
 from lazy.capture.importer import run_import
+from lazy.capture.pipeline import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript
+from support import stage
 
 CCL = "handgemacht-ai__claude-code-log/test/test_data"
 SAMPLE = f"{CCL}/real_projects/-Users-dain-workspace-claude-code-log-sample"
@@ -178,7 +180,24 @@ def test_regroup_from_store_without_reimport(store: Store, corpus: Path, tmp_pat
         c.execute("DELETE FROM builders")
         c.execute("UPDATE messages SET builder_id = NULL, number = NULL")
     (root / "p" / "dag_fork.jsonl").unlink()  # the files are gone: only the store is left
-    refresh(store, full=True)
+    with store.write() as c:  # as if the joining rules had changed since
+        c.execute("UPDATE meta SET value='0' WHERE key='join_version'")
+    refresh(store)
     b = by_id(list_builders(store.conn))
     assert set(b) == {"s1", "s3"}
     assert b["s1"].session_ids == ["s1", "s2"]
+
+
+def test_rederive_from_the_raw_archive_equals_a_fresh_import(
+    store: Store, corpus: Path, tmp_path: Path
+) -> None:
+    src = corpus / CCL / "real_projects/-experiments-worktrees"
+    files = {str(f.relative_to(src)): f for f in src.rglob("*.jsonl")}
+    root = stage(tmp_path, {f"p/{k}": v for k, v in files.items()})
+    (bid,) = [b.id for b in import_dir(store, root)]
+    before = transcript(store.conn, bid).model_dump()
+    shutil.rmtree(root)  # only the store is left
+    with store.write() as c:  # damage the derived rows
+        c.execute("UPDATE messages SET text='garbled' WHERE session_id=?", (bid,))
+    assert rederive(store, bid) > 0
+    assert transcript(store.conn, bid).model_dump() == before

@@ -221,6 +221,8 @@ def _capture_open(
                 _forget_file(c, spath, sid, size, mtime)
                 result.status = "oneshot"
                 return result
+            if agent is not None and sid.startswith("agent-") and batch.sidechain_of:
+                sid = next(iter(batch.sidechain_of.values()))[0]  # older layout: name the parent
             file_id = _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
             c.execute(
                 "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
@@ -282,6 +284,7 @@ def _upsert_file(
         "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, status,"
         " updated_at) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
+        " session_id=excluded.session_id,"
         " status=excluded.status, updated_at=excluded.updated_at",
         (spath, sid, agent, size, mtime, status, now_iso()),
     )
@@ -340,6 +343,49 @@ def _strict_prefix(
                 f" prefix of the {len(old)} stored: capture never shortens a conversation"
             )
     return None
+
+
+def rederive(store: Store, session_id: str) -> int:
+    """Rebuild a session's derived rows (and its subagents') from the raw archive through
+    today's reader, in one transaction; returns the messages it now has."""
+    like = session_id.replace("%", "\\%").replace("_", "\\_") + ":%"
+    with store.write() as c:
+        files = c.execute(
+            "SELECT id, path, agent_id FROM source_files WHERE session_id=? AND status='ok'"
+            " ORDER BY agent_id IS NOT NULL, path",
+            (session_id,),
+        ).fetchall()
+        if not files:
+            raise StoreError("nothing archived for this session", "ENOENT", session_id)
+        for table, col in (
+            ("messages", "session_id"),
+            ("entries", "session_id"),
+            ("session_links", "session_id"),
+            ("sessions", "id"),
+        ):
+            c.execute(
+                f"DELETE FROM {table} WHERE {col}=? OR {col} LIKE ? ESCAPE '\\'",
+                (session_id, like),
+            )
+        added = 0
+        for file_id, spath, agent in files:
+            generations = c.execute(
+                "SELECT DISTINCT generation FROM raw_chunks WHERE file_id=? ORDER BY generation",
+                (file_id,),
+            ).fetchall()
+            for (generation,) in generations:
+                reader = ClaudeReader(spath, file_identity(Path(spath))[0], agent)
+                for start, first_line, data in c.execute(
+                    "SELECT start, first_line, data FROM raw_chunks WHERE file_id=?"
+                    " AND generation=? ORDER BY start",
+                    (file_id, generation),
+                ).fetchall():
+                    batch = reader.read(split_lines(decompress(data), start, first_line))
+                    added += _apply(c, batch, spath, generation)[0]
+    from lazy.builders import refresh
+
+    refresh(store, full=True)
+    return added
 
 
 # ---- writing a batch ---------------------------------------------------------------------

@@ -135,6 +135,8 @@ MIGRATIONS: list[str] = [
         UNIQUE(path, generation, byte_offset)
     );
 
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
     CREATE TABLE capture_log(
         id INTEGER PRIMARY KEY,
         at TEXT NOT NULL,

@@ -1,0 +1,32 @@
+"""Helpers every test suite may import (kept out of conftest.py so names never collide)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("LAZY_CORPUS", REPO.parent / "shared" / "corpus"))
+CLAUDE_CORPUS = CORPUS / "claude-code"
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip locally, fail in CI: a missing prerequisite must never pass silently there."""
+    if condition:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"prerequisite missing in CI: {reason}")
+    pytest.skip(reason)
+
+
+def stage(tmp_path: Path, files: dict[str, Path]) -> Path:
+    """Copy files into a fresh projects dir: {relative path: source file}."""
+    root = tmp_path / "projects"
+    for rel, src in files.items():
+        dst = root / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+    return root

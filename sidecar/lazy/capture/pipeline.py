@@ -21,7 +21,7 @@ from lazy.sources.claude import ClaudeReader, render, role_of
 from lazy.sources.jsonl import read_complete, split_lines
 from lazy.store import Store, StoreError, now_iso
 
-BATCH = 64 * 1024 * 1024
+BATCH = 16 * 1024 * 1024
 WINDOW = 4096  # bytes hashed at the head and just before the read offset
 
 _zc = zstandard.ZstdCompressor(level=3)
@@ -244,17 +244,20 @@ def _capture_open(
         result.quarantined.extend(batch.quarantine)
         result.sessions |= touched
         start, line_no = end, line_no + batch.lines
-    with store.write() as c:
-        _check(c, spath, expected)
-        _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
+    if not wrote_any:  # remember the file (its size and mtime) even with nothing to store
+        with store.write() as c:
+            _check(c, spath, expected)
+            _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
     if result.sessions:
         result.status = "captured"
     elif not wrote_any and start == 0:
         result.status = "empty"
-    for q in result.quarantined:
+    if result.quarantined:
+        q = result.quarantined[0]
+        more = f" (and {len(result.quarantined) - 1} more)" if len(result.quarantined) > 1 else ""
         store.log(
             "warning",
-            f"line {q.line_no} quarantined: {q.reason}",
+            f"{len(result.quarantined)} line(s) quarantined; line {q.line_no}: {q.reason}{more}",
             path=spath,
             session_id=sid,
             code="BAD_LINE",

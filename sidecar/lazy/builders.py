@@ -6,8 +6,10 @@ store's entry DAG, so stored conversations regroup without a re-import:
 
 - a ``continued-in`` record names the session that carries the conversation on;
 - a session opened by /clear starts a Builder (its reused caveat line links nothing);
+- a session whose lines carry ``forkedFrom`` (2.1.x ``--fork-session``, ``/branch``) is a
+  fork: a Builder of its own, linked to the one it came from;
 - a session whose first entry repeats another session's uuid is a copy of it: a 1.0.x
-  resume (continues it) or, from 2.x on, a fork (a Builder of its own, linked);
+  resume (continues it) or, from 2.x on, a fork;
 - a session whose first entry's parent lies in another session continues it when that
   parent was the other's leaf, and forks it when the parent lies mid-conversation;
 - a compaction boundary whose logical parent lies in another session continues it.
@@ -34,10 +36,12 @@ class _S:
     version: str
     clear_start: bool
     continued_in: str | None
+    forked_from: str | None
     head_uuid: str | None
     head_parent: str | None
     builder_id: str | None
     dirty: int
+    rank: int = 0
 
 
 def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
@@ -59,10 +63,12 @@ def _link(
         return continued_from[s.id], "continue"
     if s.clear_start:
         return None, "root"
+    if s.forked_from:
+        return (s.forked_from if s.forked_from in by_id else None), "fork"
 
     def earlier(ids: list[str]) -> str | None:
-        cands = [by_id[i] for i in ids if i in by_id and by_id[i].started_at <= s.started_at]
-        return min(cands, key=lambda x: x.started_at).id if cands else None
+        cands = [by_id[i] for i in ids if i in by_id and by_id[i].rank < s.rank]
+        return min(cands, key=lambda x: x.rank).id if cands else None
 
     if s.head_uuid:
         src = earlier(_owners(c, s.head_uuid, s.id))
@@ -110,12 +116,16 @@ def refresh(store: Store, *, full: bool = False) -> int:
 
 
 def _regroup(c: sqlite3.Connection) -> set[str]:
+    # A copy shares its original's first timestamps; it holds more, so it sorts after.
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
-        " head_uuid, head_parent, builder_id, dirty FROM sessions"
-        " WHERE kind='main' AND oneshot=0 ORDER BY started_at, id"
+        " forked_from, head_uuid, head_parent, builder_id, dirty FROM sessions"
+        " WHERE kind='main' AND oneshot=0 ORDER BY started_at, message_count, id"
     ).fetchall()
-    sessions = [_S(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8]) for r in rows]
+    sessions = [
+        _S(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9], rank)
+        for rank, r in enumerate(rows)
+    ]
     by_id = {s.id: s for s in sessions}
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
     builder: dict[str, str] = {}
@@ -128,6 +138,8 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             builder[s.id] = s.id
             if src is not None and src in builder:
                 forked[s.id] = builder[src]
+            elif how == "fork" and s.forked_from:
+                forked[s.id] = s.forked_from  # its origin is not in the store (yet)
     touched: set[str] = set()
     for s in sessions:
         if s.builder_id != builder[s.id] or s.dirty:
@@ -172,7 +184,7 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         r[0]
         for r in c.execute(
             "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND message_count>0"
-            " ORDER BY started_at, id",
+            " ORDER BY started_at, message_count, id",
             (bid,),
         )
     ]

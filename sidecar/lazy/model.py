@@ -63,6 +63,7 @@ class SessionFacts:
     title: str | None = None
     clear_start: bool = False  # the session was opened by /clear
     continued_in: str | None = None  # `continued-in` record: the conversation moved on there
+    forked_from: str | None = None  # 2.1.x fork copies carry forkedFrom.sessionId
     oneshot: bool = False
     first_user_seen: bool = False
     head_uuid: str | None = None  # first user/assistant entry that is not harness text

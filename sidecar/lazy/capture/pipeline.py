@@ -91,7 +91,7 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
     def load(key: str) -> SessionFacts | None:
         r = conn.execute(
             "SELECT cwd, git_branch, version, started_at, updated_at, title, clear_start,"
-            " continued_in, oneshot, first_user_seen, head_uuid, head_parent"
+            " continued_in, oneshot, first_user_seen, head_uuid, head_parent, forked_from"
             " FROM sessions WHERE id = ?",
             (key,),
         ).fetchone()
@@ -110,6 +110,7 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
             first_user_seen=bool(r[9]),
             head_uuid=r[10],
             head_parent=r[11],
+            forked_from=r[12],
         )
 
     return load
@@ -566,15 +567,16 @@ def _upsert_session(
 ) -> bool:
     """Merge what this batch learnt; True when Builder membership may have changed."""
     old = c.execute(
-        "SELECT head_uuid, continued_in, clear_start FROM sessions WHERE id=?", (key,)
+        "SELECT head_uuid, continued_in, clear_start, forked_from FROM sessions WHERE id=?",
+        (key,),
     ).fetchone()
     side = batch.sidechain_of.get(key)
     project = project_of(f.cwd) if f.cwd else None
     c.execute(
         "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
         " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
-        " continued_in, head_uuid, head_parent, oneshot, message_count)"
-        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " continued_in, head_uuid, head_parent, oneshot, message_count, forked_from)"
+        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(id) DO UPDATE SET"
         " project=COALESCE(sessions.project, excluded.project),"
         " cwd=COALESCE(sessions.cwd, excluded.cwd),"
@@ -589,6 +591,7 @@ def _upsert_session(
         " continued_in=COALESCE(excluded.continued_in, sessions.continued_in),"
         " head_uuid=COALESCE(sessions.head_uuid, excluded.head_uuid),"
         " head_parent=COALESCE(sessions.head_parent, excluded.head_parent),"
+        " forked_from=COALESCE(sessions.forked_from, excluded.forked_from),"
         " message_count=sessions.message_count + excluded.message_count",
         (
             key,
@@ -609,6 +612,7 @@ def _upsert_session(
             f.head_parent,
             f.oneshot,
             added,
+            f.forked_from,
         ),
     )
     if old is None:

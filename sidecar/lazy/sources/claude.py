@@ -375,6 +375,11 @@ class ClaudeReader:
                 setattr(facts, attr, v)
         lp = obj.get("logicalParentUuid")
         parent = obj.get("parentUuid")
+        fork = obj.get("forkedFrom")
+        if facts.forked_from is None and isinstance(fork, dict):
+            origin = fork.get("sessionId")
+            if isinstance(origin, str) and origin != key:
+                facts.forked_from = origin
         if facts.head_uuid is None and not meta and etype in ("user", "assistant"):
             facts.head_uuid = uuid
             facts.head_parent = parent if isinstance(parent, str) else None

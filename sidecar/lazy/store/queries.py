@@ -59,7 +59,7 @@ def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list
             r[0]
             for r in conn.execute(
                 "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND message_count>0"
-                " ORDER BY started_at, id",
+                " ORDER BY started_at, message_count, id",
                 (bid,),
             )
         ]

@@ -54,6 +54,7 @@ MIGRATIONS: list[str] = [
         clear_start INTEGER NOT NULL DEFAULT 0,
         first_user_seen INTEGER NOT NULL DEFAULT 0,
         continued_in TEXT,
+        forked_from TEXT,               -- a fork copy names the session it came from
         head_uuid TEXT,                 -- first non-harness entry: replays and forks copy it
         head_parent TEXT,               -- its parent, when that lies in another file
         oneshot INTEGER NOT NULL DEFAULT 0,

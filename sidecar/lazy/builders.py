@@ -77,6 +77,7 @@ def _link(
     if s.head_parent:
         src = earlier(_owners(c, s.head_parent, s.id))
         if src is not None:
+            # rare (1.0.x files), so a scan of one session's entries beats another index
             later_child = c.execute(
                 "SELECT 1 FROM entries WHERE session_id=? AND parent_uuid=? AND meta=0 LIMIT 1",
                 (src, s.head_parent),

@@ -59,47 +59,56 @@ def run_import(
     """Capture the named sessions (and their subagent files), then regroup Builders."""
     report = report or ImportReport()
     report.ignored_oneshots = len(discovery.oneshots)
-    for sid in session_ids:
-        existed = bool(
-            store.conn.execute(
-                "SELECT message_count FROM sessions WHERE id=? AND kind='main' AND message_count>0",
-                (sid,),
-            ).fetchone()
-        )
-        statuses = []
-        for cand in discovery.files_of(sid):
-            res = capture_file(store, cand.path, regroup=False)
-            statuses.append((cand, res))
-            report.messages_added += res.messages_added
-            report.bytes_read += res.bytes_read
-            report.quarantined += [
-                QuarantineInfo(file=res.path, line=q.line_no, reason=q.reason)
-                for q in res.quarantined
-            ]
-            if on_file:
-                on_file(cand)
-        main = statuses[0][1] if statuses and not statuses[0][0].is_sidechain else None
-        if main is None:
-            continue
-        if main.status == "refused":
-            report.refused.append(
-                SkipInfo(session_id=sid, path=main.path, reason=main.reason or "")
-            )
-        elif main.status in ("missing", "error"):
-            reason = f"{main.reason} [{main.code}]"
-            report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))
-        elif main.status == "oneshot":
-            report.ignored_oneshots += 1
-        elif not store.conn.execute(
-            "SELECT 1 FROM sessions WHERE id=? AND message_count>0", (sid,)
-        ).fetchone():
-            report.skipped.append(
-                SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
-            )
-        elif existed:
-            if main.messages_added or main.messages_updated:
-                report.updated.append(sid)
-        else:
-            report.imported.append(sid)
+    with store.bulk() as bulk:
+        for sid in session_ids:
+            _import_session(store, discovery, sid, report, on_file)
+            bulk.tick()
     refresh(store)
     return report
+
+
+def _import_session(
+    store: Store,
+    discovery: Discovery,
+    sid: str,
+    report: ImportReport,
+    on_file: Progress | None,
+) -> None:
+    existed = bool(
+        store.conn.execute(
+            "SELECT message_count FROM sessions WHERE id=? AND kind='main' AND message_count>0",
+            (sid,),
+        ).fetchone()
+    )
+    statuses = []
+    for cand in discovery.files_of(sid):
+        res = capture_file(store, cand.path, regroup=False)
+        statuses.append((cand, res))
+        report.messages_added += res.messages_added
+        report.bytes_read += res.bytes_read
+        report.quarantined += [
+            QuarantineInfo(file=res.path, line=q.line_no, reason=q.reason) for q in res.quarantined
+        ]
+        if on_file:
+            on_file(cand)
+    main = statuses[0][1] if statuses and not statuses[0][0].is_sidechain else None
+    if main is None:
+        return
+    if main.status == "refused":
+        report.refused.append(SkipInfo(session_id=sid, path=main.path, reason=main.reason or ""))
+    elif main.status in ("missing", "error"):
+        reason = f"{main.reason} [{main.code}]"
+        report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))
+    elif main.status == "oneshot":
+        report.ignored_oneshots += 1
+    elif not store.conn.execute(
+        "SELECT 1 FROM sessions WHERE id=? AND message_count>0", (sid,)
+    ).fetchone():
+        report.skipped.append(
+            SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
+        )
+    elif existed:
+        if main.messages_added or main.messages_updated:
+            report.updated.append(sid)
+    else:
+        report.imported.append(sid)

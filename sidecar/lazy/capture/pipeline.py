@@ -13,27 +13,17 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-import zstandard
 
+from lazy.blocks import role_of, spoken
 from lazy.capture.projects import project_of
 from lazy.model import MessagePart, Quarantined, ReadBatch, SessionFacts
-from lazy.sources.claude import ClaudeReader, render, role_of
+from lazy.sources.claude import ClaudeReader
 from lazy.sources.jsonl import read_complete, split_lines
 from lazy.store import Store, StoreError, now_iso
+from lazy.store.archive import compress_raw, decompress, pack_blocks, unpack_blocks
 
 BATCH = 16 * 1024 * 1024
 WINDOW = 4096  # bytes hashed at the head and just before the read offset
-
-_zc = zstandard.ZstdCompressor(level=3)
-_zd = zstandard.ZstdDecompressor()
-
-
-def compress(data: bytes) -> bytes:
-    return _zc.compress(data)
-
-
-def decompress(data: bytes) -> bytes:
-    return _zd.decompress(data)
 
 
 @dataclass
@@ -228,7 +218,7 @@ def _capture_open(
             c.execute(
                 "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
                 " VALUES (?,?,?,?,?,?)",
-                (file_id, generation, start, end, line_no, compress(data)),
+                (file_id, generation, start, end, line_no, compress_raw(data)),
             )
             added, updated, touched = _apply(c, batch, spath, generation)
             head, tail = _windows(f, end)
@@ -318,9 +308,10 @@ def _strict_prefix(
     """Why this copy must not be stored: its messages are a strict prefix of what is."""
     stored: dict[str, list[str]] = {}
     for key, msg_key in store.conn.execute(
-        "SELECT session_id, key FROM messages WHERE session_id = ? OR session_id LIKE ?"
-        " ORDER BY session_id, seq",
-        (sid, f"{sid}:%"),
+        "SELECT session_id, key FROM messages WHERE session_id IN"
+        " (SELECT id FROM sessions WHERE (id = ? OR parent_session_id = ?)"
+        "  AND (? IS NULL OR agent_id = ?)) ORDER BY session_id, seq",
+        (sid, sid, agent, agent),
     ):
         stored.setdefault(key, []).append(msg_key)
     if not stored:
@@ -352,7 +343,6 @@ def _strict_prefix(
 def rederive(store: Store, session_id: str) -> int:
     """Rebuild a session's derived rows (and its subagents') from the raw archive through
     today's reader, in one transaction; returns the messages it now has."""
-    like = session_id.replace("%", "\\%").replace("_", "\\_") + ":%"
     with store.write() as c:
         files = c.execute(
             "SELECT id, path, agent_id FROM source_files WHERE session_id=? AND status='ok'"
@@ -361,16 +351,20 @@ def rederive(store: Store, session_id: str) -> int:
         ).fetchall()
         if not files:
             raise StoreError("nothing archived for this session", "ENOENT", session_id)
+        keys = [
+            r[0]
+            for r in c.execute(
+                "SELECT id FROM sessions WHERE id=? OR parent_session_id=?",
+                (session_id, session_id),
+            )
+        ]
         for table, col in (
             ("messages", "session_id"),
             ("entries", "session_id"),
             ("session_links", "session_id"),
             ("sessions", "id"),
         ):
-            c.execute(
-                f"DELETE FROM {table} WHERE {col}=? OR {col} LIKE ? ESCAPE '\\'",
-                (session_id, like),
-            )
+            c.executemany(f"DELETE FROM {table} WHERE {col}=?", [(k,) for k in keys])
         added = 0
         for file_id, spath, agent in files:
             generations = c.execute(
@@ -405,7 +399,7 @@ def _usage_size(u: dict[str, Any] | None) -> int:
 def _build(parts: list[MessagePart], blocks: list[dict[str, Any]]) -> dict[str, Any]:
     first = parts[0]
     role = role_of(blocks, first.role)
-    text, detail = render(blocks)
+    text = spoken(blocks)
     usage = max((p.usage for p in parts), key=_usage_size, default=None)
     model = next((p.model for p in parts if p.model), None)
     tool_name = next((b.get("name") for b in blocks if b["type"] == "tool_use"), None)
@@ -413,8 +407,7 @@ def _build(parts: list[MessagePart], blocks: list[dict[str, Any]]) -> dict[str, 
         "role": role,
         "kinds": orjson.dumps([b["type"] for b in blocks]).decode(),
         "text": text,
-        "detail": detail,
-        "blocks": compress(orjson.dumps(blocks)),
+        "blocks": pack_blocks(blocks),
         "model": model,
         "usage": orjson.dumps(usage).decode() if usage else None,
         "tool_name": tool_name,
@@ -442,7 +435,7 @@ def _apply(
                 q.offset,
                 generation,
                 q.reason,
-                compress(q.raw),
+                compress_raw(q.raw),
                 len(q.raw),
                 now_iso(),
             ),
@@ -489,14 +482,14 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
     groups: dict[str, list[MessagePart]] = {}
     for p in parts:
         groups.setdefault(p.key, []).append(p)
-    existing: dict[str, tuple[int, bytes, str]] = {}
+    existing: dict[str, tuple[int, list[dict[str, Any]], str]] = {}
     for chunk in _chunks(list(groups)):
         marks = ",".join("?" * len(chunk))
-        for mid, mkey, blocks, uuids in c.execute(
-            f"SELECT id, key, blocks, uuids FROM messages WHERE session_id=? AND key IN ({marks})",
+        for mid, mkey, blocks, text, uuids in c.execute(
+            f"SELECT id, key, blocks, text, uuids FROM messages WHERE session_id=? AND key IN ({marks})",
             [key, *chunk],
         ):
-            existing[mkey] = (mid, blocks, uuids)
+            existing[mkey] = (mid, unpack_blocks(blocks, text), uuids)
     r = c.execute(
         "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id=?", (key,)
     ).fetchone()
@@ -510,13 +503,13 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
             fresh = [p for p in ps if p.uuid not in have]
             if not fresh:
                 continue
-            blocks = orjson.loads(decompress(old_blocks))
+            blocks = list(old_blocks)
             for p in fresh:
                 blocks.extend(p.blocks)
             uuids = [*orjson.loads(old_uuids), *(p.uuid for p in fresh)]
             m = _build(ps, blocks)
             c.execute(
-                "UPDATE messages SET role=:role, kinds=:kinds, text=:text, detail=:detail,"
+                "UPDATE messages SET role=:role, kinds=:kinds, text=:text,"
                 " blocks=:blocks, model=COALESCE(model, :model), usage=COALESCE(:usage, usage),"
                 " tool_name=COALESCE(tool_name, :tool_name), uuids=:uuids WHERE id=:id",
                 {**m, "uuids": orjson.dumps(uuids).decode(), "id": mid},
@@ -542,7 +535,6 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
                 m["role"],
                 m["kinds"],
                 m["text"],
-                m["detail"],
                 m["blocks"],
                 orjson.dumps(uuids).decode(),
                 ps[0].meta,
@@ -555,8 +547,8 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
         )
         added += 1
     c.executemany(
-        "INSERT INTO messages(session_id, key, seq, role, kinds, text, detail, blocks, uuids, meta,"
-        " model, request_id, usage, tool_name, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO messages(session_id, key, seq, role, kinds, text, blocks, uuids, meta,"
+        " model, request_id, usage, tool_name, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         inserts,
     )
     return added, updated

@@ -11,15 +11,12 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from lazy.model import (
     ONESHOT_MARKER,
     Entry,
     MessagePart,
     Quarantined,
     ReadBatch,
-    Role,
     SessionFacts,
 )
 from lazy.sources.jsonl import Line, decode
@@ -138,6 +135,10 @@ _CAVEAT = re.compile(r"\A\s*<local-command-caveat>.*</local-command-caveat>\s*\Z
 
 SYSTEM_NOISE = {"turn_duration", "stop_hook_summary"}
 
+# Tool output is the bulk of a transcript. Derived rows keep its head (what a reader skims);
+# every byte of it stays verbatim in the raw archive, from which it can be re-derived.
+TOOL_OUTPUT_KEPT = 16 * 1024
+
 
 def command_invocation(text: str) -> tuple[str, str] | None:
     """(name without slash, args) when the text is wholly a slash-command invocation."""
@@ -186,6 +187,17 @@ def _result_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def _clip(value: Any) -> Any:
+    """A tool input with long strings (a whole file being written) cut to their head."""
+    if isinstance(value, str) and len(value) > TOOL_OUTPUT_KEPT:
+        return value[:TOOL_OUTPUT_KEPT] + f"… ({len(value):,} characters in all)"
+    if isinstance(value, dict):
+        return {k: _clip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip(v) for v in value]
+    return value
+
+
 def normalize_blocks(content: Any) -> list[dict[str, Any]]:
     """Content blocks without base64 payloads or signatures, in their original order."""
     if isinstance(content, str):
@@ -212,62 +224,25 @@ def normalize_blocks(content: Any) -> list[dict[str, Any]]:
                     "type": "tool_use",
                     "id": b.get("id"),
                     "name": b.get("name"),
-                    "input": b.get("input"),
+                    "input": _clip(b.get("input")),
                 }
             )
         elif kind == "tool_result":
-            blocks.append(
-                {
-                    "type": "tool_result",
-                    "tool_use_id": b.get("tool_use_id"),
-                    "text": _result_text(b.get("content")),
-                    "is_error": bool(b.get("is_error")),
-                }
-            )
+            text = _result_text(b.get("content"))
+            block = {
+                "type": "tool_result",
+                "tool_use_id": b.get("tool_use_id"),
+                "text": text[:TOOL_OUTPUT_KEPT],
+                "is_error": bool(b.get("is_error")),
+            }
+            if len(text) > TOOL_OUTPUT_KEPT:
+                block["chars"] = len(text)  # the whole output stays in the raw archive
+            blocks.append(block)
         elif kind == "image":
             blocks.append(_image_placeholder(b))
         else:
             blocks.append({"type": str(kind), "raw": b})
     return blocks
-
-
-def role_of(blocks: list[dict[str, Any]], provisional: Role) -> Role:
-    """The role a whole message plays, from its block kinds."""
-    if provisional == "system":
-        return "system"
-    kinds = {b["type"] for b in blocks}
-    if "text" in kinds or "image" in kinds:
-        return provisional
-    if provisional == "assistant":
-        if "tool_use" in kinds:
-            return "tool_call"
-        if kinds & {"thinking", "redacted_thinking"}:
-            return "reasoning"
-    if provisional == "user" and "tool_result" in kinds:
-        return "tool_result"
-    return provisional
-
-
-def render(blocks: list[dict[str, Any]]) -> tuple[str, str]:
-    """(text, detail): the words said, and the rest (reasoning, tool calls, tool output)."""
-    text: list[str] = []
-    detail: list[str] = []
-    for b in blocks:
-        kind = b["type"]
-        if kind == "text":
-            text.append(b["text"])
-        elif kind == "thinking":
-            detail.append(b["text"])
-        elif kind == "tool_use":
-            args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
-            detail.append(f"{b.get('name')}({args})")
-        elif kind == "tool_result":
-            detail.append(b["text"])
-        elif kind == "image":
-            text.append(f"[image {b.get('media_type') or ''} {b.get('bytes', '?')} bytes]".strip())
-    joined = "\n\n".join(t for t in text if t)
-    rest = "\n\n".join(d for d in detail if d)
-    return (joined or rest), rest
 
 
 def _text_of(content: Any) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -58,6 +59,8 @@ class Store:
         self.home = home
         self.path = home / "store.db"
         self.conn = conn
+        self._bulk = False
+        self._savepoints = 0
 
     @classmethod
     def open(cls, home: Path | None = None) -> Store:
@@ -75,6 +78,9 @@ class Store:
             # The store is the only lasting copy once Claude Code sweeps its files.
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # Bulk imports insert into uuid-keyed b-trees in random order: a larger page
+            # cache keeps them from thrashing.
+            conn.execute("PRAGMA cache_size = -65536")
             if sys.platform == "darwin":
                 conn.execute("PRAGMA fullfsync = ON")
             migrate(conn)
@@ -93,8 +99,25 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all of it lands, or none of it."""
+        """One write transaction: all of it lands, or none of it.
+
+        Inside :meth:`bulk` it is a savepoint of the bulk transaction instead.
+        """
         conn = self.conn
+        if self._bulk:
+            self._savepoints += 1
+            name = f"w{self._savepoints}"
+            conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield conn
+            except BaseException as e:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+                if isinstance(e, sqlite3.Error):
+                    raise explain(e) from e
+                raise
+            conn.execute(f"RELEASE {name}")
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
@@ -109,6 +132,29 @@ class Store:
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def bulk(self, seconds: float = 1.0) -> Iterator[Bulk]:
+        """Group many small writes into transactions of about ``seconds`` each.
+
+        A bulk import of thousands of small files would otherwise pay one fsync per file
+        (synchronous=FULL); grouping keeps the write lock for at most ``seconds`` at a time,
+        so other processes (hooks, a sidecar) still get their turn.
+        """
+        if self._bulk:
+            raise RuntimeError("bulk() does not nest")
+        bulk = Bulk(self, seconds)
+        bulk.begin()
+        self._bulk = True
+        try:
+            yield bulk
+            self._bulk = False
+            bulk.commit()
+        except BaseException:
+            self._bulk = False
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
 
     def log(
@@ -131,3 +177,30 @@ class Store:
                 )
         except StoreError as e:
             print(f"lazy: could not record in the capture log: {e}", file=sys.stderr)
+
+
+class Bulk:
+    """The open transaction of :meth:`Store.bulk`; :meth:`tick` commits when it is time."""
+
+    def __init__(self, store: Store, seconds: float):
+        self.store = store
+        self.seconds = seconds
+        self.started = 0.0
+
+    def begin(self) -> None:
+        try:
+            self.store.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise explain(e) from e
+        self.started = time.monotonic()
+
+    def commit(self) -> None:
+        try:
+            self.store.conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise explain(e) from e
+
+    def tick(self) -> None:
+        if time.monotonic() - self.started >= self.seconds:
+            self.commit()
+            self.begin()

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 
 import orjson
 
+from lazy.blocks import render
 from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
+from lazy.store.archive import unpack_blocks
 
 SHORT = 8
 
@@ -116,23 +118,29 @@ def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     return _infos(conn, rows)[0]
 
 
+def _text(text: object, blocks: object) -> str:
+    if text or not isinstance(blocks, bytes):
+        return str(text)
+    return render(unpack_blocks(blocks, ""))
+
+
 def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
     return [
         MessageView(
             number=int(n),  # type: ignore[call-overload]
             role=str(role),
-            text=str(text),
+            text=_text(text, blocks),
             session_id=str(sid),
             timestamp=ts if isinstance(ts, str) else None,
             kinds=orjson.loads(kinds),  # type: ignore[arg-type]
             model=model if isinstance(model, str) else None,
             tool_name=tool if isinstance(tool, str) else None,
         )
-        for n, role, text, sid, ts, kinds, model, tool in rows
+        for n, role, text, sid, ts, kinds, model, tool, blocks in rows
     ]
 
 
-_MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name"
+_MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks"
 
 
 def transcript(

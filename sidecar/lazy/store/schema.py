@@ -77,7 +77,6 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY(session_id, uuid)
     ) WITHOUT ROWID;
     CREATE INDEX entries_uuid ON entries(uuid);
-    CREATE INDEX entries_parent ON entries(parent_uuid);
 
     -- compaction boundaries whose logical parent may lie in another file
     CREATE TABLE session_links(
@@ -93,9 +92,8 @@ MIGRATIONS: list[str] = [
         seq INTEGER NOT NULL,           -- order within the session
         role TEXT NOT NULL,
         kinds TEXT NOT NULL,
-        text TEXT NOT NULL,
-        detail TEXT NOT NULL DEFAULT '',
-        blocks BLOB NOT NULL,           -- zstd(orjson(normalized blocks))
+        text TEXT NOT NULL,             -- the words said: text blocks (tool I/O lives in blocks)
+        blocks BLOB,                    -- zstd(orjson(normalized blocks)); NULL: one text block
         uuids TEXT NOT NULL,
         meta INTEGER NOT NULL DEFAULT 0,
         model TEXT,

@@ -92,6 +92,8 @@ def _link(
 
 def refresh(store: Store, *, full: bool = False) -> int:
     """Bring Builders up to date with what capture changed; returns Builders touched."""
+    if not full and not _pending(store):
+        return 0  # the common read path: nothing to do, and no write lock taken
     with store.write() as c:
         joined = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
         if joined is None or joined[0] != str(JOIN_VERSION):
@@ -114,6 +116,14 @@ def refresh(store: Store, *, full: bool = False) -> int:
             _renumber(c, bid)
         c.execute("UPDATE sessions SET dirty=0 WHERE dirty>0")
         return len(touched)
+
+
+def _pending(store: Store) -> bool:
+    c = store.conn
+    joined = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
+    if joined is None or joined[0] != str(JOIN_VERSION):
+        return True
+    return c.execute("SELECT 1 FROM sessions WHERE dirty > 0 LIMIT 1").fetchone() is not None
 
 
 def _regroup(c: sqlite3.Connection) -> set[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from lazy.builders import refresh
 from lazy.capture.discovery import Candidate, Discovery
-from lazy.capture.pipeline import capture_file
+from lazy.capture.pipeline import Fresh, capture_file, parse_ahead
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
 from lazy.store import Store
 
@@ -59,9 +60,10 @@ def run_import(
     """Capture the named sessions (and their subagent files), then regroup Builders."""
     report = report or ImportReport()
     report.ignored_oneshots = len(discovery.oneshots)
-    with store.bulk() as bulk:
+    order = [c for sid in session_ids for c in discovery.files_of(sid)]
+    with store.bulk() as bulk, _Ahead(store, order) as ahead:
         for sid in session_ids:
-            _import_session(store, discovery, sid, report, on_file)
+            _import_session(store, discovery, sid, report, on_file, ahead)
             bulk.tick()
     refresh(store)
     return report
@@ -73,6 +75,7 @@ def _import_session(
     sid: str,
     report: ImportReport,
     on_file: Progress | None,
+    ahead: _Ahead,
 ) -> None:
     existed = bool(
         store.conn.execute(
@@ -82,7 +85,7 @@ def _import_session(
     )
     statuses = []
     for cand in discovery.files_of(sid):
-        res = capture_file(store, cand.path, regroup=False)
+        res = capture_file(store, cand.path, regroup=False, fresh=ahead.take(cand))
         statuses.append((cand, res))
         report.messages_added += res.messages_added
         report.bytes_read += res.bytes_read
@@ -112,3 +115,40 @@ def _import_session(
             report.updated.append(sid)
     else:
         report.imported.append(sid)
+
+
+class _Ahead:
+    """Parses the next new file on a second thread while the current one is written: the
+    parse holds the GIL, SQLite and zstd release it, so the two overlap on two cores."""
+
+    def __init__(self, store: Store, order: list[Candidate]):
+        self.store = store
+        self.order = order
+        self.next = 0
+        self.pending: tuple[Candidate, Future[Fresh | None]] | None = None
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="lazy-parse")
+
+    def __enter__(self) -> _Ahead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def take(self, cand: Candidate) -> Fresh | None:
+        fresh = None
+        if self.pending is not None and self.pending[0] is cand:
+            fresh = self.pending[1].result()
+        self.pending = None
+        while self.next < len(self.order) and self.order[self.next] is not cand:
+            self.next += 1
+        self.next += 1
+        if self.next < len(self.order):
+            upcoming = self.order[self.next]
+            if (
+                upcoming.size > 0
+                and not self.store.conn.execute(
+                    "SELECT 1 FROM source_files WHERE path=?", (str(upcoming.path),)
+                ).fetchone()
+            ):
+                self.pending = (upcoming, self.pool.submit(parse_ahead, upcoming.path))
+        return fresh

@@ -40,6 +40,32 @@ class CaptureResult:
     sessions: set[str] = field(default_factory=set)
 
 
+@dataclass
+class Fresh:
+    """The first batch of a file the store has not seen, read and parsed ahead of its
+    write (off the store's thread: bulk import overlaps parsing with SQLite and zstd)."""
+
+    st: os.stat_result
+    data: bytes
+    raw: bytes
+    batch: ReadBatch
+    reader: ClaudeReader
+
+
+def parse_ahead(path: Path) -> Fresh | None:
+    """Pure: touches the file, never the store. None when the file cannot be read."""
+    sid, agent = file_identity(path)
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            data = read_complete(f, 0, BATCH)
+    except OSError:
+        return None
+    reader = ClaudeReader(str(path), sid, agent)
+    batch = reader.read(split_lines(data, 0, 1))
+    return Fresh(st, data, compress_raw(data), batch, reader)
+
+
 class _Conflict(Exception):
     """Another process advanced this file between our read and our write."""
 
@@ -106,13 +132,20 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
     return load
 
 
-def capture_file(store: Store, path: Path, *, regroup: bool = True) -> CaptureResult:
-    """Capture what ``path`` holds beyond what the store has; idempotent."""
+def capture_file(
+    store: Store, path: Path, *, regroup: bool = True, fresh: Fresh | None = None
+) -> CaptureResult:
+    """Capture what ``path`` holds beyond what the store has; idempotent.
+
+    ``fresh`` is the file's first batch parsed ahead by :func:`parse_ahead`; it is used only
+    when the store turns out to know nothing of the file or its session.
+    """
     for _ in range(20):
         try:
-            result = _capture(store, path)
+            result = _capture(store, path, fresh)
             break
         except _Conflict:
+            fresh = None
             continue
     else:  # pragma: no cover - twenty writers racing on one file
         raise StoreError("capture kept racing with another process", "EAGAIN", str(path))
@@ -133,7 +166,7 @@ def _fail(store: Store, path: Path, sid: str, status: str, e: OSError) -> Captur
     return CaptureResult(str(path), sid, status, reason=reason, code=code)
 
 
-def _capture(store: Store, path: Path) -> CaptureResult:
+def _capture(store: Store, path: Path, fresh: Fresh | None) -> CaptureResult:
     spath = str(path)
     sid, agent = file_identity(path)
     try:
@@ -144,7 +177,7 @@ def _capture(store: Store, path: Path) -> CaptureResult:
     except OSError as e:
         return _fail(store, path, sid, "error", e)
     with f:
-        return _capture_open(store, path, spath, sid, agent, f, st)
+        return _capture_open(store, path, spath, sid, agent, f, st, fresh)
 
 
 def _capture_open(
@@ -155,6 +188,7 @@ def _capture_open(
     agent: str | None,
     f: IO[bytes],
     st: os.stat_result,
+    fresh: Fresh | None,
 ) -> CaptureResult:
     conn = store.conn
     row = _row(conn, spath)
@@ -184,7 +218,12 @@ def _capture_open(
         else:
             generation += 1  # rewritten (or shorter): read it whole again, merge by id
 
-    if start == 0:
+    known = conn.execute(
+        "SELECT 1 FROM sessions WHERE id=? OR parent_session_id=? LIMIT 1", (sid, sid)
+    ).fetchone()
+    if row is not None or known is not None or (fresh is not None and fresh.st.st_size > size):
+        fresh = None  # what was parsed ahead did not know what the store knows
+    if start == 0 and known is not None:
         refusal = _strict_prefix(store, path, sid, agent, f)
         if refusal is not None:
             with store.write() as c:
@@ -194,16 +233,22 @@ def _capture_open(
             result.status, result.reason = "refused", refusal
             return result
 
-    reader = ClaudeReader(spath, sid, agent, load=_load_facts(conn))
+    reader = fresh.reader if fresh else ClaudeReader(spath, sid, agent, load=_load_facts(conn))
     wrote_any = False
     while True:
-        try:
-            data = read_complete(f, start, BATCH)
-        except OSError as e:
-            return _fail(store, path, sid, "error", e)
+        if fresh is not None:
+            data, raw, batch = fresh.data, fresh.raw, fresh.batch
+            size, mtime = fresh.st.st_size, fresh.st.st_mtime_ns
+            fresh = None
+        else:
+            try:
+                data = read_complete(f, start, BATCH)
+            except OSError as e:
+                return _fail(store, path, sid, "error", e)
+            raw = b""
+            batch = reader.read(split_lines(data, start, line_no))
         if not data:
             break
-        batch = reader.read(split_lines(data, start, line_no))
         end = start + len(data)
         with store.write() as c:
             _check(c, spath, expected)
@@ -218,7 +263,7 @@ def _capture_open(
             c.execute(
                 "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
                 " VALUES (?,?,?,?,?,?)",
-                (file_id, generation, start, end, line_no, compress_raw(data)),
+                (file_id, generation, start, end, line_no, raw or compress_raw(data)),
             )
             added, updated, touched = _apply(c, batch, spath, generation)
             head, tail = _windows(f, end)

@@ -14,6 +14,7 @@ import orjson
 from pydantic import BaseModel
 from rich.console import Console
 
+from lazy.builders import refresh
 from lazy.capture.projects import project_of
 from lazy.store import Store, StoreError
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder
@@ -58,6 +59,9 @@ def is_tty() -> bool:
 def open_store() -> Iterator[Store]:
     try:
         store = Store.open()
+        # Captures interrupted before they regrouped (a killed hook, a crash) are finished
+        # here, so every surface shows every stored conversation.
+        refresh(store)
     except StoreError as e:
         raise click.ClickException(str(e)) from e
     try:

@@ -300,10 +300,10 @@ class ClaudeReader:
         batch = ReadBatch()
         for line in lines:
             batch.lines += 1
-            obj, problem = decode(line.raw)
+            objs, problem = decode(line.raw)
             if problem is not None:
                 batch.quarantine.append(Quarantined(line.line_no, line.offset, problem, line.raw))
-            if obj is not None:
+            for obj in objs:
                 self._entry(batch, obj, line.line_no)
         return batch
 

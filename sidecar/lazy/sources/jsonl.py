@@ -77,8 +77,8 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def decode(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """Parse one line. Returns (object or None, reason it was bad or repaired)."""
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """One line as one JSON object, repairing what can be repaired."""
     if len(raw) > MAX_LINE:
         return None, f"line of {len(raw):,} bytes exceeds the {MAX_LINE:,}-byte limit"
     try:
@@ -107,3 +107,42 @@ def decode(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     if reason is None and scrubbed != parsed:
         reason = "lone surrogate in a string (imported with U+FFFD)"
     return scrubbed, reason
+
+
+_RECORD_KEYS = ("uuid", "sessionId", "leafUuid", "messageId")
+_decoder = json.JSONDecoder()
+
+
+def _salvage(raw: bytes) -> list[dict[str, Any]]:
+    """Whole records inside a damaged line: a record cut off with the next one written on
+    the same line, two records with no newline between them, a NUL run before a record."""
+    text = raw.decode("utf-8", "replace").replace("\x00", " ")
+    found: list[dict[str, Any]] = []
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start < 0:
+            return found
+        try:
+            obj, end = _decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        # an inner object of the cut-off record is not a record: records carry these keys
+        if isinstance(obj, dict) and "type" in obj and any(k in obj for k in _RECORD_KEYS):
+            found.append(_scrub(obj))
+            pos = end
+        else:
+            pos = start + 1
+
+
+def decode(raw: bytes) -> tuple[list[dict[str, Any]], str | None]:
+    """Parse one line: (the records in it, why it was bad or repaired, else None)."""
+    obj, reason = _parse(raw)
+    if obj is not None:
+        return [obj], reason
+    if reason is not None and reason.startswith("invalid JSON"):
+        salvaged = _salvage(raw)
+        if salvaged:
+            return salvaged, f"{reason}; recovered {len(salvaged)} whole record(s) from the line"
+    return [], reason

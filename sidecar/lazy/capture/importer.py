@@ -19,6 +19,7 @@ class Plan:
     imported: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
+    behind: list[str] = field(default_factory=list)  # imported, but the file has grown since
 
     @property
     def found(self) -> int:
@@ -33,12 +34,15 @@ def plan(store: Store, discovery: Discovery) -> Plan:
         row = conn.execute(
             "SELECT message_count FROM sessions WHERE id=? AND kind='main'", (sid,)
         ).fetchone()
+        seen = conn.execute(
+            "SELECT size, read_offset FROM source_files WHERE path=? AND status='ok'",
+            (str(cand.path),),
+        ).fetchone()
         if row is not None and row[0] > 0:
             p.imported.append(sid)
+            if seen is not None and seen[1] < cand.size:
+                p.behind.append(sid)  # an interrupted capture, or turns written since
             continue
-        seen = conn.execute(
-            "SELECT size FROM source_files WHERE path=? AND status='ok'", (str(cand.path),)
-        ).fetchone()
         if seen is not None and seen[0] == cand.size:
             p.empty.append(sid)  # read before: nothing in it is conversation
         else:

@@ -140,15 +140,28 @@ def capture_file(
     ``fresh`` is the file's first batch parsed ahead by :func:`parse_ahead`; it is used only
     when the store turns out to know nothing of the file or its session.
     """
+    sid, _ = file_identity(path)
+    result = CaptureResult(str(path), sid, "unchanged")
     for _ in range(20):
         try:
-            result = _capture(store, path, fresh)
+            # a retry carries on from what the lost race's committed batches stored
+            _capture(store, path, fresh, result)
             break
         except _Conflict:
             fresh = None
             continue
     else:  # pragma: no cover - twenty writers racing on one file
         raise StoreError("capture kept racing with another process", "EAGAIN", str(path))
+    if result.quarantined:
+        q = result.quarantined[0]
+        more = f" (and {len(result.quarantined) - 1} more)" if len(result.quarantined) > 1 else ""
+        store.log(
+            "warning",
+            f"{len(result.quarantined)} line(s) quarantined; line {q.line_no}: {q.reason}{more}",
+            path=str(path),
+            session_id=sid,
+            code="BAD_LINE",
+        )
     if regroup and result.sessions:
         from lazy.builders import refresh
 
@@ -156,28 +169,31 @@ def capture_file(
     return result
 
 
-def _fail(store: Store, path: Path, sid: str, status: str, e: OSError) -> CaptureResult:
+def _fail(
+    store: Store, path: Path, sid: str, status: str, e: OSError, result: CaptureResult
+) -> CaptureResult:
     code = errno.errorcode.get(e.errno or 0, type(e).__name__)
     reason = {
         "missing": "the file disappeared before it could be read",
         "error": "the file could not be read",
     }[status]
     store.log("error", reason, path=str(path), session_id=sid, code=code, detail=str(e))
-    return CaptureResult(str(path), sid, status, reason=reason, code=code)
+    result.status, result.reason, result.code = status, reason, code
+    return result
 
 
-def _capture(store: Store, path: Path, fresh: Fresh | None) -> CaptureResult:
+def _capture(store: Store, path: Path, fresh: Fresh | None, result: CaptureResult) -> CaptureResult:
     spath = str(path)
     sid, agent = file_identity(path)
     try:
         st = os.stat(path)
         f = open(path, "rb")  # noqa: SIM115 - closed below, across the batches
     except FileNotFoundError as e:
-        return _fail(store, path, sid, "missing", e)
+        return _fail(store, path, sid, "missing", e, result)
     except OSError as e:
-        return _fail(store, path, sid, "error", e)
+        return _fail(store, path, sid, "error", e, result)
     with f:
-        return _capture_open(store, path, spath, sid, agent, f, st, fresh)
+        return _capture_open(store, path, spath, sid, agent, f, st, fresh, result)
 
 
 def _capture_open(
@@ -189,18 +205,22 @@ def _capture_open(
     f: IO[bytes],
     st: os.stat_result,
     fresh: Fresh | None,
+    result: CaptureResult,
 ) -> CaptureResult:
     conn = store.conn
     row = _row(conn, spath)
-    result = CaptureResult(spath, sid, "unchanged")
     size, mtime = st.st_size, st.st_mtime_ns
     if row is not None:
         if row["status"] == "oneshot":
             result.status = "oneshot"
             return result
         if row["size"] == size and row["mtime_ns"] == mtime:
-            result.status = "refused" if row["status"] == "refused" else "unchanged"
-            return result
+            if row["status"] == "refused":
+                result.status = "refused"
+                return result
+            if row["read_offset"] >= size:
+                return result  # nothing new: not even a stat-changing touch
+            # else: a capture was interrupted mid-file, or the last line is still torn
     generation = 0
     start = 0
     line_no = 1
@@ -212,7 +232,7 @@ def _capture_open(
         try:
             intact = size >= offset and _windows(f, offset) == (row["head_hash"], row["tail_hash"])
         except OSError as e:
-            return _fail(store, path, sid, "error", e)
+            return _fail(store, path, sid, "error", e, result)
         if intact and row["status"] != "refused":
             start, line_no = offset, row["lines_read"] + 1
         else:
@@ -244,7 +264,7 @@ def _capture_open(
             try:
                 data = read_complete(f, start, BATCH)
             except OSError as e:
-                return _fail(store, path, sid, "error", e)
+                return _fail(store, path, sid, "error", e, result)
             raw = b""
             batch = reader.read(split_lines(data, start, line_no))
         if not data:
@@ -288,16 +308,6 @@ def _capture_open(
         result.status = "captured"
     elif not wrote_any and start == 0:
         result.status = "empty"
-    if result.quarantined:
-        q = result.quarantined[0]
-        more = f" (and {len(result.quarantined) - 1} more)" if len(result.quarantined) > 1 else ""
-        store.log(
-            "warning",
-            f"{len(result.quarantined)} line(s) quarantined; line {q.line_no}: {q.reason}{more}",
-            path=spath,
-            session_id=sid,
-            code="BAD_LINE",
-        )
     return result
 
 

@@ -219,12 +219,14 @@ def import_conversation(
                 f"Found {p.found} session(s) on disk; {len(p.missing)} missing from the store,"
                 f" {len(p.imported)} already imported."
             )
+            if p.behind:
+                line += f" {len(p.behind)} imported one(s) have grown since and will be caught up."
             if p.empty:
                 line += f" ({len(p.empty)} empty, skipped.)"
             if not as_json:
                 out.print(line)
             _oneshot_note(d)
-            ids = p.missing
+            ids = p.missing + p.behind
             if not ids:
                 if as_json:
                     emit_json(report)
@@ -239,7 +241,8 @@ def import_conversation(
                         return
                     out.print(f"Would import {len(ids)} conversation(s):")
                     for sid in ids:
-                        out.print(f"  {sid}  {d.sessions[sid].path}")
+                        grown = " (grown: catch up)" if sid in p.behind else ""
+                        out.print(f"  {sid}  {d.sessions[sid].path}{grown}")
                     out.print("Not a terminal: nothing written. Re-run with --yes to import.")
                     return
                 if not click.confirm(

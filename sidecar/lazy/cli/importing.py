@@ -245,9 +245,13 @@ def import_conversation(
                         out.print(f"  {sid}  {d.sessions[sid].path}{grown}")
                     out.print("Not a terminal: nothing written. Re-run with --yes to import.")
                     return
-                if not click.confirm(
-                    f"Import {len(ids)} conversation(s) into the store?", default=False
-                ):
+                question = f"Import {len(p.missing)} conversation(s) into the store?"
+                if p.behind:
+                    question = (
+                        f"Import {len(p.missing)} conversation(s) and catch up"
+                        f" {len(p.behind)} into the store?"
+                    )
+                if not click.confirm(question, default=False):
                     out.print("Nothing imported.")
                     return
         report = _import(store, d, ids, report)

@@ -31,6 +31,13 @@ DEFAULT_CWD = "/home/dev/lazy-reliability-project"
 MESSAGES_PER_TURN = 4
 
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_WORDS = (  # noqa: SIM905 - a list of words reads better as words
+    "drwxr-xr-x rw-r--r-- root staff src tests build dist node_modules package.json"
+    " README.md total 4096 Nov 30 11:40 main.py lazy capture store index pipeline.py ok"
+    " PASSED FAILED warning error import from def class return self None True False 0 1 2"
+    " 3 42 1024 = -> :: / ./ ../ .venv sidecar bench protocol Makefile pyproject.toml"
+    " uv.lock git HEAD"
+).split()
 
 
 def dumps(obj: dict[str, Any]) -> bytes:
@@ -104,6 +111,16 @@ class SessionWriter:
 
     def _tool_id(self) -> str:
         return "toolu_01" + "".join(self._rng.choice(_B62) for _ in range(22))
+
+    def _prose(self, n: int) -> str:
+        """About ``n`` characters of tool output: lines of words, as compressible as logs."""
+        out: list[str] = []
+        total = 0
+        while total < n:
+            line = " ".join(self._rng.choices(_WORDS, k=self._rng.randint(4, 14)))
+            out.append(line)
+            total += len(line) + 1
+        return "\n".join(out)[:n]
 
     def _ts(self) -> str:
         self._clock += timedelta(milliseconds=self._rng.randint(3, 4000))
@@ -341,8 +358,7 @@ class SessionWriter:
         self.user(text, prompt_id=pid)
         tool = self._tool_id()
         self.assistant(f"Answer {i}: I'll look at the directory first.", tool=tool)
-        filler = "".join(self._rng.choice(_B62) for _ in range(64))
-        output = f"total {i}\n" + (filler * (pad // 64 + 1))[:pad]
+        output = f"total {i}\n" + self._prose(pad)
         self.tool_result(tool, output, prompt_id=pid)
         self.assistant(f"Done with turn {i}: the build is green.")
         self.system_tail()

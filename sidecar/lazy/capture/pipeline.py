@@ -300,7 +300,10 @@ def _capture_open(
         result.quarantined.extend(batch.quarantine)
         result.sessions |= touched
         start, line_no = end, line_no + batch.lines
-    if not wrote_any:  # remember the file (its size and mtime) even with nothing to store
+    unchanged_row = row is not None and (row["size"], row["mtime_ns"]) == (size, mtime)
+    if not wrote_any and not unchanged_row:
+        # remember the file (its size and mtime) even with nothing to store; a torn last
+        # line that stays torn costs no write on later passes
         with store.write() as c:
             _check(c, spath, expected)
             _upsert_file(c, spath, sid, agent, size, mtime, status="ok")

@@ -11,6 +11,8 @@ from pathlib import Path
 @lru_cache(maxsize=4096)
 def project_of(cwd: str) -> str:
     p = Path(cwd)
+    if not p.is_absolute():
+        return cwd  # resolving it would land in whatever directory lazy runs from
     for d in (p, *p.parents):
         git = d / ".git"
         try:

@@ -37,7 +37,7 @@ class StoreError(Exception):
 def explain(exc: BaseException) -> StoreError:
     """Turn a sqlite/OS error into a message a person can act on."""
     detail = str(exc)
-    code = type(exc).__name__
+    code = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
     low = detail.lower()
     if isinstance(exc, OSError) and exc.errno is not None:
         import errno

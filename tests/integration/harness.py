@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import zstandard
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 PYTHON = sys.executable
@@ -19,6 +21,11 @@ LAZY = str(Path(sys.executable).with_name("lazy"))
 CHILDREN = str(HERE / "children.py")
 
 T = TypeVar("T")
+
+
+def unzstd(data: bytes) -> bytes:
+    """What the store keeps compressed (raw lines, quarantined bytes), as written."""
+    return bytes(zstandard.ZstdDecompressor().decompress(data))
 
 
 def child_env(lazy_home: Path, user_home: Path, **extra: str) -> dict[str, str]:
@@ -57,12 +64,20 @@ def lazy_json(lazy_home: Path, user_home: Path, *args: str) -> Any:
     try:
         return json.loads(proc.stdout)
     except json.JSONDecodeError as e:
-        raise AssertionError(f"`lazy {' '.join(args)} --json` printed no JSON: {proc.stdout!r}") from e
+        raise AssertionError(
+            f"`lazy {' '.join(args)} --json` printed no JSON: {proc.stdout!r}"
+        ) from e
 
 
 def import_all(lazy_home: Path, user_home: Path, source: Path) -> Any:
     return lazy_json(
-        lazy_home, user_home, "import-conversation", "--all", "--all-projects", "--source", str(source)
+        lazy_home,
+        user_home,
+        "import-conversation",
+        "--all",
+        "--all-projects",
+        "--source",
+        str(source),
     )
 
 
@@ -106,39 +121,27 @@ def scalar(conn: sqlite3.Connection, sql: str, *args: object) -> Any:
     return None if row is None else row[0]
 
 
-def count_messages(lazy_home: Path) -> int:
-    conn = ro_connect(lazy_home)
-    if conn is None:
-        return 0
-    try:
-        return int(scalar(conn, "SELECT COUNT(*) FROM messages"))
-    except sqlite3.OperationalError:  # schema not created yet
-        return 0
-    finally:
-        conn.close()
-
-
 def integrity(conn: sqlite3.Connection) -> str:
     return "; ".join(r[0] for r in conn.execute("PRAGMA integrity_check"))
 
 
+def table_rows(
+    conn: sqlite3.Connection, table: str, exclude: tuple[str, ...] = ("id",)
+) -> list[tuple[Any, ...]]:
+    """Every row of ``table`` (row ids left out), sorted: comparable across stores and
+    independent of the exact schema."""
+    cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in exclude]
+    rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
+    return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r))
+
+
 def message_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    """Every stored message, as comparable tuples (row ids left out)."""
-    return sorted(
-        conn.execute(
-            "SELECT session_id, key, seq, role, kinds, text, detail, uuids, meta, model,"
-            " request_id, usage, tool_name, ts, builder_id, number FROM messages"
-        ).fetchall()
-    )
+    """Every stored message, as comparable tuples."""
+    return table_rows(conn, "messages")
 
 
 def builder_rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
-    return sorted(
-        conn.execute(
-            "SELECT id, tool, project, started_at, updated_at, summary, title, message_count,"
-            " forked_from FROM builders"
-        ).fetchall()
-    )
+    return table_rows(conn, "builders")
 
 
 def duplicate_keys(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:

@@ -127,12 +127,15 @@ def _pending(store: Store) -> bool:
 
 
 def _regroup(c: sqlite3.Connection) -> set[str]:
-    # A copy shares its original's first timestamps; it holds more, so it sorts after.
+    # A copy shares its original's first timestamps, so time alone cannot order them: a
+    # session that names its origin sorts after it, and an unmarked copy (1.0.x resume)
+    # holds more than its original, so it sorts after that too.
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
-        " forked_from, head_uuid, head_parent, builder_id, dirty FROM sessions"
-        " WHERE kind='main' AND oneshot=0 ORDER BY started_at, message_count, id"
+        " forked_from, head_uuid, head_parent, builder_id, dirty, message_count FROM sessions"
+        " WHERE kind='main' AND oneshot=0"
     ).fetchall()
+    rows.sort(key=lambda r: (r[1], r[5] is not None, r[10], r[0]))
     sessions = [
         _S(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9], rank)
         for rank, r in enumerate(rows)
@@ -141,16 +144,18 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
     builder: dict[str, str] = {}
     forked: dict[str, str] = {}
-    for s in sessions:  # chronological, so what a session joins is already placed
+    fork_of: dict[str, str] = {}
+    for s in sessions:  # in order, so what a session continues is already placed
         src, how = _link(c, s, by_id, continued_from)
         if src is not None and how == "continue" and src in builder:
             builder[s.id] = builder[src]
         else:
             builder[s.id] = s.id
-            if src is not None and src in builder:
-                forked[s.id] = builder[src]
-            elif how == "fork" and s.forked_from:
-                forked[s.id] = s.forked_from  # its origin is not in the store (yet)
+            if how == "fork":
+                fork_of[s.id] = src or s.forked_from or ""
+    for sid, origin in fork_of.items():
+        if origin:  # the Builder its origin belongs to; one not in the store (yet) by its id
+            forked[sid] = builder.get(origin, origin)
     touched: set[str] = set()
     for s in sessions:
         if s.builder_id != builder[s.id] or s.dirty:

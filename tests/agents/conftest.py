@@ -17,6 +17,7 @@ when ``CI=true``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -40,6 +41,7 @@ from driver import SCENARIOS, find_claude  # noqa: E402
 RUN_SCENARIO = AGENTS_DIR / "run_scenario.py"
 SCENARIO_TIMEOUT = 240.0
 LAZY_TIMEOUT = 120.0
+LONG_SCENARIOS = ["fork", "interactive", "continue", "compact_print", "resume"]
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 JsonDict = dict[str, Any]
@@ -140,6 +142,23 @@ def _load_script(run: ScenarioRun) -> None:
             run.script = {"error": f"bad script.json: {exc}"}
 
 
+_LIVE: dict[int, subprocess.Popen[str]] = {}  # scenario processes running now, by pid
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the process group we created for ``proc`` (start_new_session) and reap it."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=30)
+
+
+def kill_live_scenarios() -> None:
+    for proc in list(_LIVE.values()):
+        _kill_group(proc)
+
+
 def run_scenario(name: str, workdir: Path, timeout: float = SCENARIO_TIMEOUT) -> ScenarioRun:
     """Run one scenario in its own loopback-only network namespace."""
     run = ScenarioRun(name, workdir)
@@ -156,18 +175,17 @@ def run_scenario(name: str, workdir: Path, timeout: float = SCENARIO_TIMEOUT) ->
         start_new_session=True,
         cwd=AGENTS_DIR,
     )
+    _LIVE[proc.pid] = proc
     try:
         _, run.stderr = proc.communicate(timeout=timeout)
         run.returncode = proc.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # our own process group only
-        _, stderr = proc.communicate()
+        _kill_group(proc)
         run.returncode = -9
-        run.stderr = f"timed out after {timeout:.0f}s\n{stderr}"
+        run.stderr = f"timed out after {timeout:.0f}s"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _kill_group(proc)
+        _LIVE.pop(proc.pid, None)
         socket = workdir / "tmux.sock"
         if socket.exists():  # the scenario's private tmux server, if it outlived a crash
             subprocess.run(
@@ -216,12 +234,19 @@ class ScenarioCache:
                 pending.append(name)
         if not pending:
             return
-        # interactive first: it is the longest, the -p scenarios fill the other workers
-        pending.sort(key=lambda n: n != "interactive")
+        # longest first, the short -p scenarios fill the other workers
+        pending.sort(key=lambda n: LONG_SCENARIOS.index(n) if n in LONG_SCENARIOS else 99)
         workers = max(2, min(4, (os.cpu_count() or 2) + 1))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             for run in pool.map(lambda n: run_scenario(n, self.root / n), pending):
                 self.runs[run.name] = run
+        except BaseException:  # e.g. Ctrl-C: stop the scenarios still running
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_live_scenarios()
+            raise
+        finally:
+            pool.shutdown(wait=True)
 
     def get(self, name: str) -> ScenarioRun:
         if name not in SCENARIOS:
@@ -233,6 +258,22 @@ class ScenarioCache:
                 self.wanted.append(name)
             self.run_all()
         return self.runs[name]
+
+
+_CACHES: list[ScenarioCache] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    runs = [run for cache in _CACHES for run in cache.runs.values()]
+    if not runs:
+        return
+    terminalreporter.section("Claude Code scenarios")
+    for run in sorted(runs, key=lambda r: r.name):
+        state = "ok" if run.ok else f"FAILED (rc={run.returncode})"
+        version = run.script.get("claude_version", "?")
+        terminalreporter.write_line(
+            f"{run.name:14} {state:18} {run.duration:6.1f}s  claude {version}  {run.workdir}"
+        )
 
 
 def _wanted_scenarios(session: pytest.Session) -> list[str]:
@@ -254,7 +295,11 @@ def scenarios(
     root.mkdir(parents=True, exist_ok=True)
     reuse = bool(configured) and os.environ.get("LAZY_AGENTS_REUSE", "") not in ("", "0")
     cache = ScenarioCache(root, _wanted_scenarios(request.session), reuse)
-    yield cache
+    _CACHES.append(cache)
+    try:
+        yield cache
+    finally:
+        kill_live_scenarios()
 
 
 @pytest.fixture
@@ -366,10 +411,23 @@ class Imported:
     shown: dict[str, JsonDict]  # builder id -> `conversations show` output
 
 
+@pytest.fixture(scope="session")
+def import_cache() -> dict[str, Imported]:
+    return {}
+
+
 @pytest.fixture
-def imported(lazy: Lazy) -> Imported:
-    """Import the scenario's sessions into a fresh store; list and show every Builder."""
-    report = lazy.import_all()
-    builders = lazy.builders()
-    shown = {b["id"]: lazy.show(b["short_id"] or b["id"]) for b in builders}
-    return Imported(report, builders, shown)
+def imported(
+    scenario: ScenarioRun,
+    import_cache: dict[str, Imported],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Imported:
+    """The scenario imported into a fresh store (its own LAZY_HOME), with every Builder listed
+    and shown. Done once per scenario: the tests using it only read."""
+    if scenario.name not in import_cache:
+        cli = Lazy(tmp_path_factory.mktemp(f"lazy-home-{scenario.name}"), scenario)
+        report = cli.import_all()
+        builders = cli.builders()
+        shown = {b["id"]: cli.show(b["short_id"] or b["id"]) for b in builders}
+        import_cache[scenario.name] = Imported(report, builders, shown)
+    return import_cache[scenario.name]

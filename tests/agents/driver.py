@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,7 @@ def find_claude() -> list[str] | None:
     """
     override = os.environ.get("LAZY_CLAUDE_BIN")
     if override:
-        return [override]
+        return [override] if os.access(override, os.X_OK) else None
     dot_bin = NODE_MODULES / ".bin" / "claude"
     if dot_bin.exists() and not _is_placeholder(dot_bin.resolve()):
         return [str(dot_bin)]
@@ -164,6 +165,13 @@ class Sandbox:
             "autoUpdates": False,
             "bypassPermissionsModeAccepted": True,
             "hasSeenTasksHint": True,
+            # nudges/dialogs seen at random in 2.1.3xx; each would block an interactive run
+            "hasSeenAutoDefaultNudge": True,
+            "hasSeenAutoDefaultNotice": True,
+            "hasSeenAutoModeEntryWarning": True,
+            "hasSeenEffortMediumNudge": True,
+            "daemonInstallPromptDismissed": True,
+            "transcriptShareDismissed": True,
             "shiftEnterKeyBindingInstalled": True,
             "theme": "dark",
             "customApiKeyResponses": {"approved": [PLACEHOLDER_KEY[-20:]], "rejected": []},
@@ -212,6 +220,7 @@ class Sandbox:
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
             "DISABLE_BUG_COMMAND": "1",
+            "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
             "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
             "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
             "GIT_CONFIG_NOSYSTEM": "1",
@@ -338,6 +347,13 @@ class Tmux:
     def wait_change(self, previous: str, timeout: float = 10.0) -> None:
         poll(lambda: self.screen() != previous, timeout, "the screen to change")
 
+    def wait_menu_move(self, previous: str | None, timeout: float = 10.0) -> None:
+        def moved() -> bool:
+            now = _menu_selection(self.screen())
+            return now is not None and now != previous
+
+        poll(moved, timeout, "the menu highlight to move")
+
     def input_line(self) -> str:
         """Text of the prompt input box, or "" when the box is not on screen."""
         return prompt_box(self.screen()) or ""
@@ -436,12 +452,22 @@ class Session:
         return tmux
 
     def wait_idle(self, timeout: float = 60.0) -> None:
+        """Wait for the input box with nothing running; dismiss known pop-up dialogs."""
         tmux = self._tmux()
-        poll(
-            lambda: _idle(tmux.screen()),
-            timeout,
-            "an idle prompt box",
-        )
+
+        def idle() -> bool:
+            screen = tmux.screen()
+            if _idle(screen):
+                return True
+            for pattern, keys in POPUP_DIALOGS:
+                if re.search(pattern, screen):
+                    self.notes.append(f"dismissed a pop-up dialog: /{pattern}/")
+                    tmux.keys(*keys)
+                    tmux.wait_change(screen, timeout=10)
+                    break
+            return False
+
+        poll(idle, timeout, "an idle prompt box")
 
     def _tmux(self) -> Tmux:
         if self.tmux is None:
@@ -469,7 +495,8 @@ class Session:
             poll(lambda: last in self.sb.transcript_text(), 30, f"{last!r} in the transcript")
         self.wait_idle()
         replies = [r for r in self.api.records[before:] if r["kind"] in ("main", "unscripted")]
-        turn = Turn("tmux", prompt, [_reply_summary(r) for r in replies])
+        session_id = replies[0].get("session_id") if replies else None  # from metadata.user_id
+        turn = Turn("tmux", prompt, [_reply_summary(r) for r in replies], session_id)
         self.turns.append(turn)
         return turn
 
@@ -491,13 +518,15 @@ class Session:
             poll(lambda: "Select model" not in tmux.screen(), 15, "the model menu to close")
             self.wait_idle()
             return
-        selected = re.compile(rf"❯\s*\d+\.\s*{re.escape(pick)}")
+        wanted = re.compile(rf"❯\s*\d+\.\s*{re.escape(pick)}")
         for _ in range(10):
             screen = tmux.screen()
-            if selected.search(screen):
+            if wanted.search(screen):
                 break
             tmux.keys("Down")
-            tmux.wait_change(screen, timeout=5)
+            # wait for the highlight itself to move (other redraws don't count), so that at
+            # most one key press is ever in flight
+            tmux.wait_menu_move(_menu_selection(screen))
         else:
             raise ScenarioError(f"no {pick!r} entry in the /model menu:\n{tmux.screen()}")
         tmux.keys("Enter")
@@ -579,6 +608,13 @@ def _reply_summary(record: JsonDict) -> JsonDict:
     }
 
 
+# Dialogs Claude Code may pop up on its own (promotions, surveys); answered with these keys.
+POPUP_DIALOGS: list[tuple[str, tuple[str, ...]]] = [
+    (r"Make auto mode your default permission mode\?", ("Escape",)),
+    (r"How is Claude doing this session\?", ("0",)),
+]
+
+
 def prompt_box(screen: str) -> str | None:
     """The input box's text: the ``❯`` line right under a horizontal rule (None if absent)."""
     lines = screen.splitlines()
@@ -586,6 +622,12 @@ def prompt_box(screen: str) -> str | None:
         if line.startswith("❯") and above.startswith("─"):
             return line[1:].strip()
     return None
+
+
+def _menu_selection(screen: str) -> str | None:
+    """Number of the highlighted entry of an on-screen numbered menu (``❯ 2. Opus``)."""
+    match = re.search(r"^\s+❯\s*(\d+)\.", screen, re.M)
+    return match.group(1) if match else None
 
 
 def _idle(screen: str) -> bool:
@@ -698,30 +740,49 @@ def scenario_continue(s: Session) -> None:
 
 
 def scenario_fork(s: Session) -> None:
-    """``-p``, then ``--resume <id> --fork-session``: the fork is its own Builder."""
-    p1, r1 = f"Original conversation ({s.token('p')})", [text(s.token("reply"))]
-    t1 = s.claude_print(p1, reply=r1)
-    p2, r2 = f"Forked follow-up ({s.token('p')})", [text(s.token("reply"))]
-    t2 = s.claude_print(p2, "--resume", str(t1.session_id), "--fork-session", via="fork", reply=r2)
-    if t2.session_id == t1.session_id:
-        s.notes.append("--fork-session kept the session id")
-    s.expect = {
-        "builders": [
+    """``-p``, then ``--resume <id> --fork-session``: the fork is its own Builder.
+
+    Done twice, with original session ids chosen (``--session-id``) to sort after and before
+    their forks' random ids, so a join that tells original from fork by id order (the copied
+    lines share uuids *and* timestamps) fails deterministically. The first original is then
+    resumed twice more after the fork, so it ends up longer and newer than its fork."""
+    builders: list[JsonDict] = []
+    for n, original_id in enumerate(
+        ("ffffffff-" + str(uuid.uuid4())[9:], "00000000-" + str(uuid.uuid4())[9:])
+    ):
+        p1, r1 = f"Original conversation ({s.token('p')})", [text(s.token("reply"))]
+        t1 = s.claude_print(p1, "--session-id", original_id, reply=r1)
+        if t1.session_id != original_id:
+            raise ScenarioError(f"--session-id ignored: {t1.session_id} != {original_id}")
+        p2, r2 = f"Forked follow-up ({s.token('p')})", [text(s.token("reply"))]
+        t2 = s.claude_print(p2, "--resume", original_id, "--fork-session", via="fork", reply=r2)
+        if t2.session_id == t1.session_id:
+            raise ScenarioError("--fork-session kept the session id")
+        original = [msg("user", p1), msg("assistant", reply_text(r1))]
+        for _ in range(2 if n == 0 else 0):
+            p3, r3 = f"Back on the original ({s.token('p')})", [text(s.token("reply"))]
+            t3 = s.claude_print(p3, "--resume", original_id, via="resume", reply=r3)
+            if t3.session_id != original_id:
+                raise ScenarioError(f"resuming the original gave {t3.session_id}")
+            original += [msg("user", p3), msg("assistant", reply_text(r3))]
+        builders.append(
             {
-                "session_ids": [str(t1.session_id)],
+                "session_ids": [original_id],
                 "summary": p1,
                 "exact": True,
-                "messages": [msg("user", p1), msg("assistant", reply_text(r1))],
-            },
+                "messages": original,
+            }
+        )
+        builders.append(
             {
                 "session_ids": [str(t2.session_id)],
-                "forked_from": 0,  # index into this list
+                "forked_from": len(builders) - 1,  # index into this list
                 "messages": [msg("user", p2), msg("assistant", reply_text(r2))],
                 "absent_in_original": [p2, reply_text(r2)],
-            },
-        ],
-        "ignored_oneshots": 0,
-    }
+                "absent": [m["text"] for m in original[2:]],
+            }
+        )
+    s.expect = {"builders": builders, "ignored_oneshots": 0}
 
 
 def scenario_tools(s: Session) -> None:
@@ -786,7 +847,6 @@ def scenario_compact_print(s: Session) -> None:
                     msg("user", p2),
                     msg("assistant", reply_text(r2)),
                 ],
-                "absent": ["lazy-fake-compact-summary"],
             }
         ],
         "ignored_oneshots": 0,
@@ -827,16 +887,26 @@ def scenario_interactive(s: Session) -> None:
     s.interactive_turn(p3, r3)
     s.stop_interactive()
 
+    models = [r["model"] for t in s.turns for r in t.replies]
+    if "sonnet" in str(models[0]) or not all("sonnet" in str(m) for m in models[1:]):
+        raise ScenarioError(f"the /model pick did not take: models requested {models}")
+    before_clear, after_clear = s.turns[0].session_id, s.turns[1].session_id
+    if before_clear == after_clear or [before_clear] != _sessions_with(s, p1):
+        raise ScenarioError(f"/clear did not start a new session: {s.session_files()}")
+    if {t.session_id for t in s.turns[1:]} != {after_clear} or [after_clear] != _sessions_with(
+        s, p2
+    ):
+        raise ScenarioError(f"the post-/clear turns left their session: {s.session_files()}")
     s.expect = {
         "builders": [
             {
-                "session_ids": _sessions_with(s, p1),
+                "session_ids": [str(before_clear)],
                 "summary": p1,
                 "exact": True,
                 "messages": [msg("user", p1), msg("assistant", reply_text(r1))],
             },
             {
-                "session_ids": _sessions_with(s, p2),
+                "session_ids": [str(after_clear)],
                 "summary": p2,
                 "messages": [
                     msg("user", p2),

@@ -12,11 +12,14 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conftest import AGENTS_DIR, Imported, Lazy, ScenarioRun
+if TYPE_CHECKING:  # only the fixtures' types: at run time `conftest` may be another dir's
+    from conftest import Imported, Lazy, ScenarioRun
+
+AGENTS_DIR = Path(__file__).resolve().parent
 
 JsonDict = dict[str, Any]
 
@@ -126,6 +129,16 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
+def assert_newest_first(builders: list[JsonDict]) -> None:
+    """Newest first, by last activity or by start (the contract does not say which)."""
+    for key in ("updated_at", "started_at"):
+        stamps = [parse_time(b[key]) for b in builders]
+        if stamps == sorted(stamps, reverse=True):
+            return
+    order = [(b["short_id"], b["started_at"], b["updated_at"]) for b in builders]
+    pytest.fail(f"conversations are not listed newest first: {order}", pytrace=False)
+
+
 def pinned_version() -> str:
     package = json.loads((AGENTS_DIR / "package.json").read_text())
     return str(package["dependencies"]["@anthropic-ai/claude-code"])
@@ -180,11 +193,11 @@ def test_import_report(scenario: ScenarioRun, imported: Imported) -> None:
     ):
         assert key in report, f"import report lacks {key!r}: {report}"
     assert report["quarantined"] == [], "lines of genuine CLI output were quarantined"
-    assert report["missing"] == 0
     assert report["already_imported"] == 0, "fresh LAZY_HOME"
+    assert 0 <= report["missing"] <= report["found"]
     assert report["ignored_oneshots"] == scenario.expect["ignored_oneshots"]
-    main_sessions = {sid for sid in scenario.script["files"]}
-    assert report["found"] >= len(main_sessions) >= 1
+    on_disk = set(scenario.script["files"])  # main session ids (subagent files sit under them)
+    assert report["found"] + report["ignored_oneshots"] == len(on_disk), describe(imported)
     expected_ids = {sid for b in expected_builders(scenario) for sid in b["session_ids"]}
     assert expected_ids <= set(report["imported"]), describe(imported)
     skipped = {s["session_id"] for s in report["skipped"]}
@@ -220,13 +233,13 @@ def test_builders_match_script(scenario: ScenarioRun, imported: Imported) -> Non
         b = builder_for(imported, exp["session_ids"])
         ids.append(b["id"])
         assert b["tool"] == "claude"
-        assert b["id"].startswith(b["short_id"]) or b["short_id"]
-        parse_time(b["started_at"])
+        assert b["short_id"] and b["id"].startswith(b["short_id"])
         assert parse_time(b["started_at"]) <= parse_time(b["updated_at"])
-        if "forked_from" not in exp:
-            assert b.get("forked_from") is None, b
-    stamps = [parse_time(b["updated_at"]) for b in imported.builders]
-    assert stamps == sorted(stamps, reverse=True), "conversations are listed newest first"
+    for exp, b_id in zip(expected, ids, strict=True):
+        b = next(x for x in imported.builders if x["id"] == b_id)
+        origin = ids[exp["forked_from"]] if "forked_from" in exp else None
+        assert b.get("forked_from") == origin, f"forked_from of {b_id}\n{describe(imported)}"
+    assert_newest_first(imported.builders)
 
 
 @pytest.mark.parametrize("scenario", each(*CONVERSATIONS), indirect=True)
@@ -273,13 +286,11 @@ def test_listing_agrees_with_show(scenario: ScenarioRun, imported: Imported) -> 
             assert sidechains[key]["message_count"] == len(side["messages"])
 
 
-@pytest.mark.parametrize(
-    "scenario", each("single_turn", "resume", "continue", "tools", "marker_quote"), indirect=True
-)
+@pytest.mark.parametrize("scenario", each(*CONVERSATIONS), indirect=True)
 def test_summary_is_first_prompt(scenario: ScenarioRun, imported: Imported) -> None:
     for exp in expected_builders(scenario):
-        b = builder_for(imported, exp["session_ids"])
-        assert_summary(b, exp["summary"])
+        if "summary" in exp:
+            assert_summary(builder_for(imported, exp["session_ids"]), exp["summary"])
 
 
 def assert_summary(builder: JsonDict, prompt: str) -> None:
@@ -393,8 +404,12 @@ def test_compaction_continues_the_builder(scenario: ScenarioRun, imported: Impor
         imported.shown[b["id"]]["messages"]
     )
     assert texts.index(first_prompt) < texts.index(last_reply)
-    summaries = [t for t in texts if "lazy-fake-compact-summary" in t]
-    assert not summaries, "the compaction summary is not a user message"
+    summaries = [
+        m
+        for m in imported.shown[b["id"]]["messages"]
+        if "lazy-fake-compact-summary" in m["text"] and m["role"] != "system"
+    ]
+    assert not summaries, "the compaction summary is not a user/assistant message"
 
 
 @pytest.mark.scenario("subagent")
@@ -407,7 +422,8 @@ def test_subagent_is_a_sidechain(scenario: ScenarioRun, imported: Imported) -> N
     assert len(agent_files) == 1, scenario.script["files"]
     agent_id = Path(agent_files[0]).stem.removeprefix("agent-")
     assert [s.get("agent_id") for s in b["sidechains"]] == [agent_id], b["sidechains"]
-    assert b["sidechains"][0]["session_id"] == sid
+    # the agent's lines carry the parent's sessionId; a "<sid>:<agentId>" key is accepted too
+    assert b["sidechains"][0]["session_id"] in (sid, f"{sid}:{agent_id}")
     (side,) = imported.shown[b["id"]]["sidechains"]
     assert_in_order(side["messages"], exp["sidechains"][0]["messages"], "subagent sidechain")
     main_texts = " ".join(m["text"] for m in imported.shown[b["id"]]["messages"])
@@ -420,23 +436,27 @@ def test_subagent_is_a_sidechain(scenario: ScenarioRun, imported: Imported) -> N
 
 @pytest.mark.scenario("fork")
 def test_fork_is_its_own_builder(scenario: ScenarioRun, imported: Imported) -> None:
-    original_exp, fork_exp = expected_builders(scenario)
-    t1, t2 = scenario.script["turns"]
-    assert t1["session_id"] != t2["session_id"], "--fork-session gives a new session id"
-    original = builder_for(imported, original_exp["session_ids"])
-    fork = builder_for(imported, fork_exp["session_ids"])
-    assert fork["forked_from"] == original["id"]
-    assert original.get("forked_from") is None
-    original_texts = [m["text"] for m in imported.shown[original["id"]]["messages"]]
-    for text in fork_exp["absent_in_original"]:
-        assert text not in original_texts
+    expected = expected_builders(scenario)
+    for exp in expected:
+        if "forked_from" not in exp:
+            continue
+        original_exp = expected[exp["forked_from"]]
+        original = builder_for(imported, original_exp["session_ids"])
+        fork = builder_for(imported, exp["session_ids"])
+        label = f"fork {fork['short_id']} of {original['short_id']}"
+        assert fork["forked_from"] == original["id"], f"{label}\n{describe(imported)}"
+        assert original.get("forked_from") is None, f"{label}\n{describe(imported)}"
+        original_texts = [m["text"] for m in imported.shown[original["id"]]["messages"]]
+        for text in exp["absent_in_original"]:
+            assert text not in original_texts, label
 
 
 @pytest.mark.scenario("oneshot")
 def test_oneshot_is_ignored(scenario: ScenarioRun, imported: Imported) -> None:
     assert imported.builders == [], describe(imported)
     assert imported.report["ignored_oneshots"] == 1
-    assert imported.report["found"] >= 1
+    oneshot = scenario.expect["oneshot_session"]
+    assert oneshot not in imported.report["imported"]
 
 
 @pytest.mark.scenario("marker_quote")

@@ -350,10 +350,14 @@ class ClaudeReader:
                 setattr(facts, attr, v)
         lp = obj.get("logicalParentUuid")
         parent = obj.get("parentUuid")
-        fork = obj.get("forkedFrom")
-        if facts.forked_from is None and isinstance(fork, dict):
-            origin = fork.get("sessionId")
-            if isinstance(origin, str) and origin != key:
+        if facts.forked_from is None and parent_sid is None:
+            # A fork's copied lines name their origin: ``forkedFrom.sessionId`` (2.1.2xx
+            # /branch), or ``requestSessionId`` on copied assistant lines (-p --fork-session).
+            fork = obj.get("forkedFrom")
+            origin = fork.get("sessionId") if isinstance(fork, dict) else None
+            if origin is None and etype == "assistant":
+                origin = obj.get("requestSessionId")
+            if isinstance(origin, str) and origin and origin != key:
                 facts.forked_from = origin
         if facts.head_uuid is None and not meta and etype in ("user", "assistant"):
             facts.head_uuid = uuid

@@ -1471,9 +1471,9 @@ class CorpusInfo:
         }
 
 
-def _session_sizes(rng: random.Random, total: int) -> list[int]:
+def _session_sizes(rng: random.Random, total: int, cap: int | None = None) -> list[int]:
     """Log-normal session sizes (median ~250 KB, long tail) adding up to ``total``."""
-    cap = max(50_000, min(total // 4, 80_000_000))
+    cap = cap or max(50_000, min(total // 4, 80_000_000))
     sizes: list[int] = []
     left = total
     while left > 0:
@@ -1487,8 +1487,14 @@ def _session_sizes(rng: random.Random, total: int) -> list[int]:
     return sizes
 
 
-def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
-    """Write a Claude Code history of about ``total_bytes`` bytes under ``dest/projects``."""
+def generate(
+    dest: Path, total_bytes: int, seed: int = 0, *, largest_session: int | None = None
+) -> CorpusInfo:
+    """Write a Claude Code history of about ``total_bytes`` bytes under ``dest/projects``.
+
+    ``largest_session`` pins the size of the largest session (one session of that size, all
+    others smaller), so corpora of different sizes can be compared at an equal largest file.
+    """
     t0 = time.perf_counter()
     rng = random.Random(seed)
     projects_dir = dest / "projects"
@@ -1498,7 +1504,12 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
     weights = [1.0 / (i + 1) for i in range(n_projects)]
     # /clear sessions of a project re-use one caveat line (same uuid and timestamp), as in real data
     caveats = [(_uuid(rng), _iso(_BASE_EPOCH - rng.uniform(86_400, 864_000))) for _ in cwds]
-    sizes = _session_sizes(rng, total_bytes)
+    pinned = largest_session if largest_session and largest_session < total_bytes // 2 else None
+    if pinned:
+        sizes = _session_sizes(rng, total_bytes - pinned, cap=pinned)
+        sizes.insert(min(3, len(sizes)), pinned)
+    else:
+        sizes = _session_sizes(rng, total_bytes)
     stats = Stats()
     files: list[Path] = []
     big_every = 40_000_000  # about one >= 1 MB line per 40 MB
@@ -1514,6 +1525,8 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
         size = min(size, remaining) if i < len(sizes) - 1 else remaining
         if i < 3:
             size = max(15_000, min(size, total_bytes // 6))
+        elif pinned and i == 3:
+            size = pinned
         p = rng.choices(range(n_projects), weights)[0] if i >= n_projects else i
         used.add(p)
         cwd = cwds[p]
@@ -1539,6 +1552,7 @@ def generate(dest: Path, total_bytes: int, seed: int = 0) -> CorpusInfo:
             features=feats,
             clear_caveat=caveats[p] if clear else None,
             version=rng.choice(_VERSIONS_21) if feats.subagent or feats.compaction else None,
+            subagents=not (pinned and i == 3),  # the pinned session is one file
         )
         stats.add(info.stats)
         written = stats.bytes
@@ -1609,9 +1623,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dest", type=Path)
     ap.add_argument("--size", default="200MB", help="total size, e.g. 200MB, 1GB (default 200MB)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--largest-session", default=None, help="pin the largest session, e.g. 40MB")
     ap.add_argument("--check", action="store_true", help="validate every file afterwards")
     args = ap.parse_args(argv)
-    info = generate(args.dest, parse_size(args.size), args.seed)
+    largest = parse_size(args.largest_session) if args.largest_session else None
+    info = generate(args.dest, parse_size(args.size), args.seed, largest_session=largest)
     out = info.to_dict()
     out["mb_per_s"] = round(info.bytes / 1e6 / max(info.seconds, 1e-9), 1)
     if args.check:

@@ -51,6 +51,8 @@ TARGET_APPEND_MS = 50.0
 MEMORY_GROWTH_OK = 1.25  # full/small peak RSS ratio still read as "independent of size"
 
 console = Console()
+if not console.is_terminal:  # piped to a file or CI log: do not squeeze the tables into 80 columns
+    console = Console(width=160)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -131,6 +133,7 @@ class ChildRun:
     returncode: int
     seconds: float
     maxrss_bytes: int  # the child's ru_maxrss (wait4)
+    cpu_seconds: float  # user + system CPU of the child (wait4)
     tree_rss_peak_bytes: int  # sampled sum over the child's process tree
     stdout: str
     stderr_tail: str
@@ -187,6 +190,7 @@ def run_child(argv: list[str], env: dict[str, str], timeout: float) -> ChildRun:
         returncode=proc.returncode,
         seconds=seconds,
         maxrss_bytes=usage.ru_maxrss * 1024 if usage else 0,  # Linux: KiB
+        cpu_seconds=usage.ru_utime + usage.ru_stime if usage else 0.0,
         tree_rss_peak_bytes=peak,
         stdout=stdout,
         stderr_tail=stderr[-3000:],
@@ -213,8 +217,11 @@ class FullImport:
     corpus: dict[str, Any]
     gen_seconds: float
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     returncode: int | None = None
     mb_per_s: float = 0.0
+    mb_per_cpu_s: float = 0.0
+    load_before: float | None = None
     messages: int | None = None
     messages_source: str = ""
     messages_per_s: float | None = None
@@ -231,7 +238,9 @@ class FullImport:
     error: str | None = None
 
 
-def baselines(files: list[Path], rg: str | None, nbytes: int) -> dict[str, dict[str, float]]:
+def baselines(
+    projects: Path, files: list[Path], rg: str | None, nbytes: int
+) -> dict[str, dict[str, float]]:
     """cat (cold if the cache can be dropped, then warm) and ripgrep over the same files."""
     out: dict[str, dict[str, float]] = {}
     listing = b"\0".join(str(f).encode() for f in files)
@@ -254,7 +263,7 @@ def baselines(files: list[Path], rg: str | None, nbytes: int) -> dict[str, dict[
         for _ in range(3):
             t0 = time.perf_counter()
             r = subprocess.run(
-                [rg, "-c", '"type":"user"', "-g", "*.jsonl", str(files[0].parents[1])],
+                [rg, "-c", '"type":"user"', "-g", "*.jsonl", str(projects)],
                 capture_output=True,
                 check=False,
             )
@@ -273,19 +282,27 @@ def full_import(
     rg: str | None,
     timeout: float,
     keep: bool,
+    largest: int | None = None,
     profile: Path | None = None,
 ) -> FullImport:
     cdir = base / f"corpus-{label}"
     home = base / f"home-{label}"
     console.print(f"[bold]{label}[/bold]: generating {corpus.format_size(size)} corpus …")
-    info = corpus.generate(cdir, size, seed)
+    info = corpus.generate(cdir, size, seed, largest_session=largest)
     os.sync()
     res = FullImport(label=label, corpus=info.to_dict(), gen_seconds=info.seconds)
     files = jsonl_files(info.projects_dir)
     nbytes = sum(f.stat().st_size for f in files)
     res.corpus["bytes_on_disk"] = nbytes
+    res.corpus["largest_file_bytes"] = max((f.stat().st_size for f in files), default=0)
     console.print(f"  baselines (cat, rg) over {len(files)} files …")
-    res.baselines = baselines(files, rg, nbytes)
+    res.baselines = baselines(info.projects_dir, files, rg, nbytes)
+    rg_count = res.baselines.get("rg", {}).get("user_lines")
+    if rg_count is not None and int(rg_count) != info.stats.user_lines:
+        console.print(
+            f"  [yellow]rg counted {int(rg_count)} user lines, the generator wrote "
+            f"{info.stats.user_lines}[/yellow]"
+        )
     env = dict(os.environ, LAZY_HOME=str(home))
     argv = [
         *lazy_command(),
@@ -298,8 +315,11 @@ def full_import(
         "--json",
     ]
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
+    res.load_before = os.getloadavg()[0]
     run = run_child(argv, env, timeout)
     res.seconds = run.seconds
+    res.cpu_seconds = run.cpu_seconds
+    res.mb_per_cpu_s = mb(nbytes) / run.cpu_seconds if run.cpu_seconds else 0.0
     res.returncode = run.returncode
     res.peak_rss_bytes = run.maxrss_bytes
     res.tree_rss_peak_bytes = run.tree_rss_peak_bytes
@@ -369,6 +389,7 @@ class Incremental:
     initial_seconds: float | None = None
     initial_mb_per_s: float | None = None
     initial_messages: int | None = None
+    initial_peak_rss_bytes: int | None = None
     times_ms: list[float] = field(default_factory=list)
     median_ms: float | None = None
     p95_ms: float | None = None
@@ -400,16 +421,33 @@ def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incr
     )
     res.session_bytes = path.stat().st_size
     try:
+        # the first capture runs in a child, for its peak memory on one big file
+        code = (
+            "import sys, time, orjson\n"
+            "from pathlib import Path\n"
+            "from lazy.store import Store\n"
+            "from lazy.capture.pipeline import capture_file\n"
+            "store = Store.open(Path(sys.argv[1]))\n"
+            "t0 = time.perf_counter()\n"
+            "r = capture_file(store, Path(sys.argv[2]))\n"
+            "dt = time.perf_counter() - t0\n"
+            "store.close()\n"
+            "print(orjson.dumps({'seconds': dt, 'messages_added': r.messages_added,"
+            " 'status': r.status}).decode())\n"
+        )
+        child = run_child(
+            [sys.executable, "-c", code, str(home), str(path)], dict(os.environ), 7200
+        )
+        first = parse_json(child.stdout)
+        if child.returncode != 0 or not isinstance(first, dict):
+            raise RuntimeError(f"initial capture failed: {child.stderr_tail[-800:]}")
+        res.initial_seconds = float(first["seconds"])
+        res.initial_mb_per_s = mb(res.session_bytes) / res.initial_seconds
+        res.initial_messages = int(first["messages_added"])
+        res.initial_peak_rss_bytes = child.maxrss_bytes
+        console.print(f"  initial capture {res.initial_seconds:.2f} s; appending {reps} turns …")
         store = Store.open(home)
         try:
-            t0 = time.perf_counter()
-            first = capture_file(store, path)
-            res.initial_seconds = time.perf_counter() - t0
-            res.initial_mb_per_s = mb(res.session_bytes) / res.initial_seconds
-            res.initial_messages = first.messages_added
-            console.print(
-                f"  initial capture {res.initial_seconds:.2f} s; appending {reps} turns …"
-            )
             last = info.last_uuid
             appended, read, added = [], [], []
             for i in range(reps):
@@ -467,9 +505,12 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
         "corpus",
         "files",
         "lines",
+        "largest file",
         "gen s",
         "import s",
         "MB/s",
+        "CPU s",
+        "MB/CPU-s",
         "messages",
         "msg/s",
         "peak RSS",
@@ -484,9 +525,12 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
             f"{f.label} {corpus.format_size(c['bytes_on_disk'])}",
             str(c["files"]),
             f"{c['lines']:,}",
+            corpus.format_size(c.get("largest_file_bytes", 0)),
             fmt(f.gen_seconds),
             fmt(f.seconds, ".2f"),
             fmt(f.mb_per_s),
+            fmt(f.cpu_seconds, ".1f"),
+            fmt(f.mb_per_cpu_s),
             f"{f.messages:,}" if f.messages is not None else "—",
             fmt(f.messages_per_s, ",.0f"),
             corpus.format_size(f.peak_rss_bytes),
@@ -517,6 +561,7 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
         "session",
         "initial capture",
         "initial MB/s",
+        "initial peak RSS",
         "reps",
         "median ms",
         "p95 ms",
@@ -531,6 +576,7 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
             f"{r.label} ({corpus.format_size(r.session_bytes)})",
             fmt(r.initial_seconds, ".2f", " s"),
             fmt(r.initial_mb_per_s),
+            corpus.format_size(r.initial_peak_rss_bytes) if r.initial_peak_rss_bytes else "—",
             str(len(r.times_ms)),
             fmt(r.median_ms, ".1f"),
             fmt(r.p95_ms, ".1f"),
@@ -562,12 +608,20 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
     if len(ok_fulls) >= 2:
         small, big = ok_fulls[0], ok_fulls[-1]
         ratio = big.peak_rss_bytes / small.peak_rss_bytes
+        floor = env.get("floor_rss_bytes") or 0
+        above = ""
+        if floor and small.peak_rss_bytes > floor:
+            above = (
+                f"; above the {corpus.format_size(floor)} floor: "
+                f"{corpus.format_size(small.peak_rss_bytes - floor)} vs "
+                f"{corpus.format_size(big.peak_rss_bytes - floor)}"
+            )
         g.add_row(
             "peak memory independent of corpus size",
             f"{corpus.format_size(small.peak_rss_bytes)} @ "
             f"{corpus.format_size(small.corpus['bytes_on_disk'])} vs "
             f"{corpus.format_size(big.peak_rss_bytes)} @ "
-            f"{corpus.format_size(big.corpus['bytes_on_disk'])} (×{ratio:.2f})",
+            f"{corpus.format_size(big.corpus['bytes_on_disk'])} (×{ratio:.2f}){above}",
             verdict(ratio <= MEMORY_GROWTH_OK),
         )
     else:
@@ -576,8 +630,16 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
     console.print(
         f"[dim]{env['cpu_count']} CPUs, Python {env['python']}, {env['platform']}; "
         "import runs on a warm page cache (cat cold shows the disk when the cache could be "
-        "dropped).[/dim]"
+        "dropped). CPU s = the child's user+system time (wait4), less sensitive to other load "
+        "than wall time.[/dim]"
     )
+    loads = [f.load_before for f in fulls if f.load_before is not None]
+    cpus = env.get("cpu_count") or 1
+    if loads and max(loads) > 0.5 * cpus:
+        console.print(
+            f"[yellow]the machine was busy (1-min load average up to {max(loads):.1f} on {cpus} "
+            "CPUs before the timed runs): wall-clock figures are pessimistic[/yellow]"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -594,6 +656,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=HERE / "out", help="where import.json goes")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--largest-session",
+        default="40MB",
+        help="both corpora hold one session of this size and none larger, so the memory "
+        "figures compare corpus size at an equal largest file (default 40MB; 0 = natural)",
+    )
     ap.add_argument("--reps", type=int, default=20, help="appended turns per session size")
     ap.add_argument(
         "--session-sizes",
@@ -613,6 +681,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     size = corpus.parse_size(args.size)
+    largest = corpus.parse_size(args.largest_session) if args.largest_session != "0" else None
     args.out.mkdir(parents=True, exist_ok=True)
     env_info = {
         "python": platform.python_version(),
@@ -621,6 +690,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory_bytes": psutil.virtual_memory().total,
         "lazy": " ".join(lazy_command()),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "loadavg_start": os.getloadavg(),
     }
     rg = ensure_rg()
     if not rg:
@@ -629,6 +699,13 @@ def main(argv: list[str] | None = None) -> int:
     fulls: list[FullImport] = []
     incs: list[Incremental] = []
     with workdir(args.workdir, args.keep) as base:
+        # the interpreter + lazy floor: listing an empty store
+        floor = run_child(
+            [*lazy_command(), "conversations", "--all-projects", "--json"],
+            dict(os.environ, LAZY_HOME=str(base / "home-floor")),
+            args.timeout,
+        )
+        env_info["floor_rss_bytes"] = floor.maxrss_bytes if floor.returncode == 0 else None
         if not args.skip_full:
             plan = []
             if args.small_fraction > 0:
@@ -637,13 +714,16 @@ def main(argv: list[str] | None = None) -> int:
             for label, n in plan:
                 prof = args.out / "import.prof" if args.profile and label == "full" else None
                 fulls.append(
-                    full_import(label, n, args.seed, base, rg, args.timeout, args.keep, prof)
+                    full_import(
+                        label, n, args.seed, base, rg, args.timeout, args.keep, largest, prof
+                    )
                 )
         if not args.skip_incremental:
             for text in args.session_sizes.split(","):
                 n = corpus.parse_size(text)
                 incs.append(incremental(text.strip(), n, args.reps, args.seed, base))
 
+    env_info["loadavg_end"] = os.getloadavg()
     render(fulls, incs, env_info)
     out: dict[str, Any] = {
         "env": env_info,
@@ -665,8 +745,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile and (args.out / "import.prof").exists():
         import pstats
 
-        console.rule("cProfile of the full import (top 30 by cumulative time)")
-        pstats.Stats(str(args.out / "import.prof")).sort_stats("cumulative").print_stats(30)
+        console.rule("cProfile of the full import (not the timed run)")
+        stats = pstats.Stats(str(args.out / "import.prof"))
+        stats.sort_stats("cumulative").print_stats(30)
+        stats.sort_stats("tottime").print_stats(20)
     return 0
 
 

@@ -232,15 +232,17 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         updates: list[tuple[str, int | None, int]] = []
         count = 0
         for sid in sessions:
-            for mid, key in c.execute(
-                "SELECT id, key FROM messages WHERE session_id=? ORDER BY seq", (sid,)
+            for mid, key, was_builder, was_number in c.execute(
+                "SELECT id, key, builder_id, number FROM messages WHERE session_id=? ORDER BY seq",
+                (sid,),
             ).fetchall():
-                if key in seen:  # a replayed copy of an earlier file's message
-                    updates.append((bid, None, mid))
-                    continue
-                seen.add(key)
-                count += 1
-                updates.append((bid, count, mid))
+                number: int | None = None
+                if key not in seen:  # else a replayed copy of an earlier file's message
+                    seen.add(key)
+                    count += 1
+                    number = count
+                if (was_builder, was_number) != (bid, number):  # write only what changed
+                    updates.append((bid, number, mid))
         c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)
     for (sid,) in c.execute(
         "SELECT id FROM sessions WHERE builder_id=? AND kind='sidechain' AND dirty>0", (bid,)

@@ -238,8 +238,11 @@ def _capture_open(
         else:
             generation += 1  # rewritten (or shorter): read it whole again, merge by id
 
+    # does the store hold the session this file carries (the main one, or this subagent)?
     known = conn.execute(
-        "SELECT 1 FROM sessions WHERE id=? OR parent_session_id=? LIMIT 1", (sid, sid)
+        "SELECT 1 FROM sessions WHERE (? IS NULL AND id=?)"
+        " OR (parent_session_id=? AND agent_id=?) LIMIT 1",
+        (agent, sid, sid, agent),
     ).fetchone()
     if row is not None or known is not None or (fresh is not None and fresh.st.st_size > size):
         fresh = None  # what was parsed ahead did not know what the store knows
@@ -522,10 +525,18 @@ def _apply(
                 )
                 touched.add(key)
     for key, facts in batch.facts.items():
-        a, u = _apply_messages(c, key, batch.parts.get(key, []))
+        old = c.execute(
+            "SELECT head_uuid, continued_in, clear_start, forked_from, last_seq FROM sessions"
+            " WHERE id=?",
+            (key,),
+        ).fetchone()
+        # A brand-new main session starts out as a Builder of its own, numbered as it is
+        # written; regrouping rewrites only what joining it elsewhere changes.
+        own = key if old is None and key not in batch.sidechain_of else None
+        a, u, last = _apply_messages(c, key, batch.parts.get(key, []), old[4] if old else 0, own)
         added += a
         updated += u
-        relink = _upsert_session(c, key, facts, batch, a)
+        relink = _upsert_session(c, key, facts, batch, a, last, old)
         if a or u or relink:
             touched.add(key)
             c.execute(
@@ -534,9 +545,12 @@ def _apply(
     return added, updated, touched
 
 
-def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -> tuple[int, int]:
+def _apply_messages(
+    c: sqlite3.Connection, key: str, parts: list[MessagePart], last_seq: int, own: str | None
+) -> tuple[int, int, int]:
+    """Insert new messages, merge grown ones: (added, updated, the last seq used)."""
     if not parts:
-        return 0, 0
+        return 0, 0, last_seq
     groups: dict[str, list[MessagePart]] = {}
     for p in parts:
         groups.setdefault(p.key, []).append(p)
@@ -548,10 +562,7 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
             [key, *chunk],
         ):
             existing[mkey] = (mid, unpack_blocks(blocks, text), uuids)
-    r = c.execute(
-        "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id=?", (key,)
-    ).fetchone()
-    seq = int(r[0])
+    seq = last_seq
     added = updated = 0
     inserts = []
     for mkey, ps in groups.items():
@@ -601,32 +612,37 @@ def _apply_messages(c: sqlite3.Connection, key: str, parts: list[MessagePart]) -
                 m["usage"],
                 m["tool_name"],
                 ps[0].timestamp,
+                own,
+                seq if own else None,
             )
         )
         added += 1
     c.executemany(
         "INSERT INTO messages(session_id, key, seq, role, kinds, text, blocks, uuids, meta,"
-        " model, request_id, usage, tool_name, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " model, request_id, usage, tool_name, ts, builder_id, number)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         inserts,
     )
-    return added, updated
+    return added, updated, seq
 
 
 def _upsert_session(
-    c: sqlite3.Connection, key: str, f: SessionFacts, batch: ReadBatch, added: int
+    c: sqlite3.Connection,
+    key: str,
+    f: SessionFacts,
+    batch: ReadBatch,
+    added: int,
+    last_seq: int,
+    old: tuple[Any, ...] | None,
 ) -> bool:
     """Merge what this batch learnt; True when Builder membership may have changed."""
-    old = c.execute(
-        "SELECT head_uuid, continued_in, clear_start, forked_from FROM sessions WHERE id=?",
-        (key,),
-    ).fetchone()
     side = batch.sidechain_of.get(key)
     project = project_of(f.cwd) if f.cwd else None
     c.execute(
         "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
         " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
-        " continued_in, head_uuid, head_parent, oneshot, message_count, forked_from)"
-        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " continued_in, head_uuid, head_parent, oneshot, message_count, forked_from, last_seq,"
+        " builder_id) VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(id) DO UPDATE SET"
         " project=COALESCE(sessions.project, excluded.project),"
         " cwd=COALESCE(sessions.cwd, excluded.cwd),"
@@ -642,7 +658,8 @@ def _upsert_session(
         " head_uuid=COALESCE(sessions.head_uuid, excluded.head_uuid),"
         " head_parent=COALESCE(sessions.head_parent, excluded.head_parent),"
         " forked_from=COALESCE(sessions.forked_from, excluded.forked_from),"
-        " message_count=sessions.message_count + excluded.message_count",
+        " message_count=sessions.message_count + excluded.message_count,"
+        " last_seq=MAX(sessions.last_seq, excluded.last_seq)",
         (
             key,
             "sidechain" if side else "main",
@@ -663,6 +680,8 @@ def _upsert_session(
             f.oneshot,
             added,
             f.forked_from,
+            last_seq,
+            None if side else key,
         ),
     )
     if old is None:

@@ -59,6 +59,7 @@ MIGRATIONS: list[str] = [
         head_parent TEXT,               -- its parent, when that lies in another file
         oneshot INTEGER NOT NULL DEFAULT 0,
         message_count INTEGER NOT NULL DEFAULT 0,
+        last_seq INTEGER NOT NULL DEFAULT 0,  -- the seq the next message follows
         dirty INTEGER NOT NULL DEFAULT 1   -- builder membership or numbering to redo
     );
     CREATE INDEX sessions_builder ON sessions(builder_id);

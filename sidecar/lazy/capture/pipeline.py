@@ -50,6 +50,7 @@ class Fresh:
     raw: bytes
     batch: ReadBatch
     reader: ClaudeReader
+    prepared: dict[str, list[_Message]]
 
 
 def parse_ahead(path: Path) -> Fresh | None:
@@ -63,7 +64,7 @@ def parse_ahead(path: Path) -> Fresh | None:
         return None
     reader = ClaudeReader(str(path), sid, agent)
     batch = reader.read(split_lines(data, 0, 1))
-    return Fresh(st, data, compress_raw(data), batch, reader)
+    return Fresh(st, data, compress_raw(data), batch, reader, prepare(batch))
 
 
 class _Conflict(Exception):
@@ -259,8 +260,9 @@ def _capture_open(
     reader = fresh.reader if fresh else ClaudeReader(spath, sid, agent, load=_load_facts(conn))
     wrote_any = False
     while True:
+        prepared = None
         if fresh is not None:
-            data, raw, batch = fresh.data, fresh.raw, fresh.batch
+            data, raw, batch, prepared = fresh.data, fresh.raw, fresh.batch, fresh.prepared
             size, mtime = fresh.st.st_size, fresh.st.st_mtime_ns
             fresh = None
         else:
@@ -288,7 +290,7 @@ def _capture_open(
                 " VALUES (?,?,?,?,?,?)",
                 (file_id, generation, start, end, line_no, raw or compress_raw(data)),
             )
-            added, updated, touched = _apply(c, batch, spath, generation)
+            added, updated, touched = _apply(c, batch, spath, generation, prepared)
             head, tail = _windows(f, end)
             c.execute(
                 "UPDATE source_files SET read_offset=?, lines_read=?, head_hash=?, tail_hash=?,"
@@ -482,7 +484,11 @@ def _chunks(items: list[str], n: int = 500) -> Iterable[list[str]]:
 
 
 def _apply(
-    c: sqlite3.Connection, batch: ReadBatch, spath: str, generation: int
+    c: sqlite3.Connection,
+    batch: ReadBatch,
+    spath: str,
+    generation: int,
+    prepared: dict[str, list[_Message]] | None = None,
 ) -> tuple[int, int, set[str]]:
     added = updated = 0
     touched: set[str] = set()
@@ -533,7 +539,10 @@ def _apply(
         # A brand-new main session starts out as a Builder of its own, numbered as it is
         # written; regrouping rewrites only what joining it elsewhere changes.
         own = key if old is None and key not in batch.sidechain_of else None
-        a, u, last = _apply_messages(c, key, batch.parts.get(key, []), old[4] if old else 0, own)
+        if prepared is None:
+            prepared = prepare(batch)
+        msgs = prepared.get(key, [])
+        a, u, last = _apply_messages(c, key, msgs, old[4] if old else 0, own)
         added += a
         updated += u
         relink = _upsert_session(c, key, facts, batch, a, last, old)
@@ -545,38 +554,70 @@ def _apply(
     return added, updated, touched
 
 
+@dataclass(slots=True)
+class _Message:
+    """A message as it will be inserted: its lines' parts merged, its row built."""
+
+    key: str
+    parts: list[MessagePart]
+    uuids: list[str]
+    row: dict[str, Any]
+
+
+def prepare(batch: ReadBatch) -> dict[str, list[_Message]]:
+    """Pure: group each session's parts into messages and build their rows (zstd included),
+    so a second thread can do it while the store's thread writes."""
+    out: dict[str, list[_Message]] = {}
+    for key, parts in batch.parts.items():
+        groups: dict[str, list[MessagePart]] = {}
+        for p in parts:
+            groups.setdefault(p.key, []).append(p)
+        msgs = []
+        for mkey, ps in groups.items():
+            seen: set[str] = set()
+            blocks: list[dict[str, Any]] = []
+            uuids: list[str] = []
+            for p in ps:
+                if p.uuid not in seen:
+                    seen.add(p.uuid)
+                    uuids.append(p.uuid)
+                    blocks.extend(p.blocks)
+            msgs.append(_Message(mkey, ps, uuids, _build(ps, blocks)))
+        out[key] = msgs
+    return out
+
+
 def _apply_messages(
-    c: sqlite3.Connection, key: str, parts: list[MessagePart], last_seq: int, own: str | None
+    c: sqlite3.Connection, key: str, msgs: list[_Message], last_seq: int, own: str | None
 ) -> tuple[int, int, int]:
     """Insert new messages, merge grown ones: (added, updated, the last seq used)."""
-    if not parts:
+    if not msgs:
         return 0, 0, last_seq
-    groups: dict[str, list[MessagePart]] = {}
-    for p in parts:
-        groups.setdefault(p.key, []).append(p)
     existing: dict[str, tuple[int, list[dict[str, Any]], str]] = {}
-    for chunk in _chunks(list(groups)):
-        marks = ",".join("?" * len(chunk))
-        for mid, mkey, blocks, text, uuids in c.execute(
-            f"SELECT id, key, blocks, text, uuids FROM messages WHERE session_id=? AND key IN ({marks})",
-            [key, *chunk],
-        ):
-            existing[mkey] = (mid, unpack_blocks(blocks, text), uuids)
+    if own is None:  # a brand-new session has nothing to merge with
+        for chunk in _chunks([m.key for m in msgs]):
+            marks = ",".join("?" * len(chunk))
+            for mid, mkey, blocks, text, uuids in c.execute(
+                "SELECT id, key, blocks, text, uuids FROM messages"
+                f" WHERE session_id=? AND key IN ({marks})",
+                [key, *chunk],
+            ):
+                existing[mkey] = (mid, unpack_blocks(blocks, text), uuids)
     seq = last_seq
     added = updated = 0
     inserts = []
-    for mkey, ps in groups.items():
-        if mkey in existing:
-            mid, old_blocks, old_uuids = existing[mkey]
+    for msg in msgs:
+        if msg.key in existing:
+            mid, old_blocks, old_uuids = existing[msg.key]
             have = set(orjson.loads(old_uuids))
-            fresh = [p for p in ps if p.uuid not in have]
-            if not fresh:
+            grown = [p for p in msg.parts if p.uuid not in have]
+            if not grown:
                 continue
             blocks = list(old_blocks)
-            for p in fresh:
+            for p in grown:
                 blocks.extend(p.blocks)
-            uuids = [*orjson.loads(old_uuids), *(p.uuid for p in fresh)]
-            m = _build(ps, blocks)
+            uuids = [*orjson.loads(old_uuids), *(p.uuid for p in grown)]
+            m = _build(msg.parts, blocks)
             c.execute(
                 "UPDATE messages SET role=:role, kinds=:kinds, text=:text,"
                 " blocks=:blocks, model=COALESCE(model, :model), usage=COALESCE(:usage, usage),"
@@ -585,33 +626,25 @@ def _apply_messages(
             )
             updated += 1
             continue
-        seen: set[str] = set()
-        blocks = []
-        uuids = []
-        for p in ps:
-            if p.uuid in seen:
-                continue
-            seen.add(p.uuid)
-            uuids.append(p.uuid)
-            blocks.extend(p.blocks)
         seq += 1
-        m = _build(ps, blocks)
+        m = msg.row
+        first = msg.parts[0]
         inserts.append(
             (
                 key,
-                mkey,
+                msg.key,
                 seq,
                 m["role"],
                 m["kinds"],
                 m["text"],
                 m["blocks"],
-                orjson.dumps(uuids).decode(),
-                ps[0].meta,
+                orjson.dumps(msg.uuids).decode(),
+                first.meta,
                 m["model"],
                 m["request_id"],
                 m["usage"],
                 m["tool_name"],
-                ps[0].timestamp,
+                first.timestamp,
                 own,
                 seq if own else None,
             )

@@ -66,18 +66,19 @@ MIGRATIONS: list[str] = [
     CREATE INDEX sessions_parent ON sessions(parent_session_id);
     CREATE INDEX sessions_dirty ON sessions(dirty) WHERE dirty > 0;
 
-    -- the uuid DAG, kept so Builders can be re-joined from the store alone
+    -- the uuid DAG, kept so Builders can be re-joined from the store alone. Keyed by uuid
+    -- alone (one b-tree, not two): joining asks "who else holds this uuid?"; the rare
+    -- per-session questions (a leaf check, a re-derive) scan.
     CREATE TABLE entries(
-        session_id TEXT NOT NULL,
         uuid TEXT NOT NULL,
+        session_id TEXT NOT NULL,
         parent_uuid TEXT,
         logical_parent_uuid TEXT,
         ts TEXT,
         meta INTEGER NOT NULL,
         seq INTEGER NOT NULL,
-        PRIMARY KEY(session_id, uuid)
+        PRIMARY KEY(uuid, session_id)
     ) WITHOUT ROWID;
-    CREATE INDEX entries_uuid ON entries(uuid);
 
     -- compaction boundaries whose logical parent may lie in another file
     CREATE TABLE session_links(

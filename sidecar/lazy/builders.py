@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from lazy.sources.claude import said
 from lazy.store import Store
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
@@ -276,18 +277,25 @@ def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str], count: i
         f"SELECT MIN(started_at), MAX(updated_at) FROM sessions WHERE id IN ({marks})",
         session_ids,
     ).fetchone()
-    said = c.execute(
-        "SELECT m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
-        " WHERE m.builder_id=? AND s.kind='main' AND m.role='user' AND m.meta=0"
-        " AND m.number IS NOT NULL ORDER BY m.number LIMIT 1",
-        (bid,),
-    ).fetchone()
+    first_words = next(
+        (
+            words
+            for (text,) in c.execute(
+                "SELECT m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
+                " WHERE m.builder_id=? AND s.kind='main' AND m.role='user' AND m.meta=0"
+                " AND m.number IS NOT NULL ORDER BY m.number LIMIT 20",
+                (bid,),
+            )
+            if (words := said(text))
+        ),
+        "",
+    )
     title = c.execute(
         f"SELECT title FROM sessions WHERE id IN ({marks}) AND title IS NOT NULL"
         " ORDER BY updated_at DESC LIMIT 1",
         session_ids,
     ).fetchone()
-    summary = " ".join((said[0] if said else "").split())[:300]
+    summary = first_words[:300]
     c.execute(
         "INSERT INTO builders(id, tool, project, started_at, updated_at, summary, title,"
         " message_count) VALUES (?, 'claude', ?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"

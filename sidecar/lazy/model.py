@@ -19,9 +19,6 @@ ONESHOT_MARKER = "[lazy:one-shot v1]"
 Role = Literal["user", "assistant", "reasoning", "tool_call", "tool_result", "system"]
 Tool = Literal["claude", "codex", "opencode"]
 
-# Bumped whenever the reader's output changes, so stored rows can be re-derived.
-READER_VERSION = 1
-
 
 @dataclass(slots=True)
 class Entry:

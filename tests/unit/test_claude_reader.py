@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 
 from lazy.model import ONESHOT_MARKER, ReadBatch
-from lazy.sources.claude import ClaudeReader, is_local_boilerplate
+from lazy.sources.claude import ClaudeReader, is_local_boilerplate, said
 from lazy.sources.jsonl import split_lines
 
 SID = "6b0a1c52-1d39-4a55-9d1e-5d4c3c2b1a00"
@@ -191,3 +191,16 @@ def test_images_are_placeholders_never_base64() -> None:
     part = log.read().parts[SID][0]
     assert part.blocks[0]["type"] == "image" and "data" not in str(part.blocks[0])
     assert part.blocks[0]["bytes"] == 300
+
+
+def test_shell_output_and_ide_context_are_not_words_said() -> None:
+    log = Log()
+    log.user("<bash-input>uv run pytest</bash-input>")
+    log.user("<bash-stdout>3 passed</bash-stdout><bash-stderr></bash-stderr>")
+    log.user("<ide_opened_file>The user opened a.py</ide_opened_file>")
+    log.user("<ide_selection>x = 1</ide_selection> why is this slow?")
+    got = texts(log.read())
+    assert got[0] == ("user", "!uv run pytest")
+    assert got[1][0] == "system" and got[2][0] == "system"
+    assert got[3][0] == "user"
+    assert said(got[3][1]) == "why is this slow?"

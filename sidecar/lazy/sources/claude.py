@@ -132,6 +132,14 @@ _WRAPPED = re.compile(
     re.S,
 )
 _CAVEAT = re.compile(r"\A\s*<local-command-caveat>.*</local-command-caveat>\s*\Z", re.S)
+# What the harness or a shell put into a user line, not what anyone typed.
+_HARNESS_TAGS = (
+    "bash-stdout|bash-stderr|task-notification|system-reminder|"
+    "ide_opened_file|ide_selection|ide_diagnostics"
+)
+_HARNESS_ONLY = re.compile(rf"\A\s*(?:<({_HARNESS_TAGS})>.*?</\1>\s*)+\Z", re.S)
+_HARNESS_BLOCK = re.compile(rf"<({_HARNESS_TAGS})>.*?</\1>", re.S)
+_BASH_INPUT = re.compile(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
 
 SYSTEM_NOISE = {"turn_duration", "stop_hook_summary"}
 
@@ -442,8 +450,13 @@ class ClaudeReader:
                 return None
         if obj.get("isCompactSummary"):
             meta = True
-        if text is not None and command_invocation(text) is not None:
-            content = prompt_text(text)  # a kept command reads as the user typed it
+        if text is not None:
+            if command_invocation(text) is not None:
+                content = prompt_text(text)  # a kept command reads as the user typed it
+            elif _HARNESS_ONLY.match(text):
+                meta = True  # shell output, IDE context: nobody said it
+            elif m := _BASH_INPUT.match(text):
+                content = f"!{m.group(1)}"  # bash mode, as it was typed
         blocks = normalize_blocks(content)
         if not blocks:
             return None
@@ -466,3 +479,9 @@ def prompt_text(text: str) -> str:
     if inv is None:
         return text
     return f"/{inv[0]} {inv[1]}".rstrip()
+
+
+def said(text: str) -> str:
+    """A user message without the harness context riding along with it (IDE selections,
+    system reminders): what the person typed, for one-line summaries."""
+    return " ".join(_HARNESS_BLOCK.sub(" ", text).split())

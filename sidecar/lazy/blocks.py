@@ -60,3 +60,14 @@ def render(blocks: list[dict[str, Any]]) -> str:
             args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
             rest.append(f"{b.get('name')}({args})")
     return "\n\n".join(r for r in rest if r)
+
+
+def calls(blocks: list[dict[str, Any]], width: int = 160) -> list[str]:
+    """One line per tool call: ``Bash({"command": "ls"})``, cut to ``width``."""
+    out = []
+    for b in blocks:
+        if b["type"] == "tool_use":
+            args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
+            line = f"{b.get('name')}({args})"
+            out.append(line if len(line) <= width else line[: width - 1] + "…")
+    return out

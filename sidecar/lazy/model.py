@@ -124,6 +124,7 @@ class MessageView(BaseModel):
     kinds: list[str]
     model: str | None = None
     tool_name: str | None = None
+    calls: list[str] = Field(default_factory=list)  # tool calls made alongside the words
 
 
 class SidechainView(BaseModel):

@@ -80,11 +80,13 @@ def _message(m: MessageView, width: int = 0) -> Text:
         head.append(f" {m.tool_name}", style="yellow")
     head.append(f"  {when(m.timestamp)}", style="dim")
     body = m.text
-    if m.role in ("tool_call", "tool_result", "reasoning") and body.count("\n") > 6:
+    if m.role in ("tool_call", "tool_result", "reasoning", "system") and body.count("\n") > 6:
         lines = body.splitlines()
         body = "\n".join(lines[:6]) + f"\n… ({len(lines) - 6} more lines)"
     head.append("\n")
     head.append(body, style="dim" if m.role in ("tool_result", "system") else "")
+    for call in m.calls:
+        head.append(f"\n→ {call}", style="yellow")
     return head
 
 

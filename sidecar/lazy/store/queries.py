@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from lazy.blocks import render
+from lazy.blocks import calls, render
 from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
 from lazy.store.archive import unpack_blocks
 
@@ -118,26 +118,25 @@ def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     return _infos(conn, rows)[0]
 
 
-def _text(text: object, blocks: object) -> str:
-    if text or not isinstance(blocks, bytes):
-        return str(text)
-    return render(unpack_blocks(blocks, ""))
+def _view(row: tuple[object, ...]) -> MessageView:
+    n, role, text, sid, ts, kinds, model, tool, packed = row
+    said = str(text)
+    blocks = unpack_blocks(packed, said) if isinstance(packed, bytes) else None
+    return MessageView(
+        number=int(n),  # type: ignore[call-overload]
+        role=str(role),
+        text=said if said or blocks is None else render(blocks),
+        session_id=str(sid),
+        timestamp=ts if isinstance(ts, str) else None,
+        kinds=orjson.loads(kinds),  # type: ignore[arg-type]
+        model=model if isinstance(model, str) else None,
+        tool_name=tool if isinstance(tool, str) else None,
+        calls=calls(blocks) if said and blocks else [],
+    )
 
 
 def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
-    return [
-        MessageView(
-            number=int(n),  # type: ignore[call-overload]
-            role=str(role),
-            text=_text(text, blocks),
-            session_id=str(sid),
-            timestamp=ts if isinstance(ts, str) else None,
-            kinds=orjson.loads(kinds),  # type: ignore[arg-type]
-            model=model if isinstance(model, str) else None,
-            tool_name=tool if isinstance(tool, str) else None,
-        )
-        for n, role, text, sid, ts, kinds, model, tool, blocks in rows
-    ]
+    return [_view(r) for r in rows]
 
 
 _MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks"

@@ -30,3 +30,21 @@ def stage(tmp_path: Path, files: dict[str, Path]) -> Path:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
     return root
+
+
+def split_sessions(src: Path, dest_dir: Path) -> list[Path]:
+    """A fixture that mixes several sessions' lines, laid out as Claude Code writes them:
+    one ``<sessionId>.jsonl`` per session, lines in their original order."""
+    import json
+
+    by_session: dict[str, list[str]] = {}
+    for line in src.read_text().splitlines(keepends=True):
+        sid = json.loads(line).get("sessionId", src.stem)
+        by_session.setdefault(sid, []).append(line)
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for sid, lines in by_session.items():
+        path = dest_dir / f"{sid}.jsonl"
+        path.write_text("".join(lines))
+        out.append(path)
+    return out

@@ -27,7 +27,7 @@ from lazy.store import Store
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
-JOIN_VERSION = 1
+JOIN_VERSION = 2
 
 
 @dataclass(slots=True)
@@ -37,7 +37,9 @@ class _S:
     version: str
     clear_start: bool
     continued_in: str | None
-    forked_from: str | None
+    copied_from: str | None
+    forked: bool
+    head_msg: str | None
     head_uuid: str | None
     head_parent: str | None
     builder_id: str | None
@@ -57,15 +59,27 @@ def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
 
 
 def _link(
-    c: sqlite3.Connection, s: _S, by_id: dict[str, _S], continued_from: dict[str, str]
+    c: sqlite3.Connection,
+    s: _S,
+    by_id: dict[str, _S],
+    continued_from: dict[str, str],
+    first_with_head: dict[str, _S],
 ) -> tuple[str | None, str]:
     """(the session ``s`` is joined to, "continue" | "fork"), or (None, "root")."""
     if s.id in continued_from:
         return continued_from[s.id], "continue"
     if s.clear_start:
         return None, "root"
-    if s.forked_from:
-        return (s.forked_from if s.forked_from in by_id else None), "fork"
+    # a copy: a fork from 2.x on (and whenever it says so), a resume in 1.0.x
+    copy = "continue" if s.version.startswith("1.") and not s.forked else "fork"
+    if s.copied_from:
+        origin = by_id.get(s.copied_from)
+        return (origin.id if origin and origin.rank < s.rank else None), copy
+    if s.head_msg and s.version.startswith("1."):
+        # 1.0.x -p --resume replays the earlier chain with fresh uuids but the same replies
+        first = first_with_head.get(s.head_msg)
+        if first is not None and first.rank < s.rank:
+            return first.id, "continue"
 
     def earlier(ids: list[str]) -> str | None:
         cands = [by_id[i] for i in ids if i in by_id and by_id[i].rank < s.rank]
@@ -74,7 +88,7 @@ def _link(
     if s.head_uuid:
         src = earlier(_owners(c, s.head_uuid, s.id))
         if src is not None:
-            return src, ("continue" if s.version.startswith("1.") else "fork")
+            return src, copy
     if s.head_parent:
         src = earlier(_owners(c, s.head_parent, s.id))
         if src is not None:
@@ -133,27 +147,45 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     # holds more than its original, so it sorts after that too.
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
-        " forked_from, head_uuid, head_parent, builder_id, dirty, message_count FROM sessions"
-        " WHERE kind='main' AND oneshot=0"
+        " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count"
+        " FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
-    rows.sort(key=lambda r: (r[1], r[5] is not None, r[10], r[0]))
+    rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
-        _S(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9], rank)
+        _S(
+            id=r[0],
+            started_at=r[1],
+            version=r[2],
+            clear_start=bool(r[3]),
+            continued_in=r[4],
+            copied_from=r[5],
+            forked=bool(r[6]),
+            head_msg=r[7],
+            head_uuid=r[8],
+            head_parent=r[9],
+            builder_id=r[10],
+            dirty=r[11],
+            rank=rank,
+        )
         for rank, r in enumerate(rows)
     ]
     by_id = {s.id: s for s in sessions}
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
+    first_with_head: dict[str, _S] = {}
+    for s in sessions:
+        if s.head_msg:
+            first_with_head.setdefault(s.head_msg, s)
     builder: dict[str, str] = {}
     forked: dict[str, str] = {}
     fork_of: dict[str, str] = {}
     for s in sessions:  # in order, so what a session continues is already placed
-        src, how = _link(c, s, by_id, continued_from)
+        src, how = _link(c, s, by_id, continued_from, first_with_head)
         if src is not None and how == "continue" and src in builder:
             builder[s.id] = builder[src]
         else:
             builder[s.id] = s.id
             if how == "fork":
-                fork_of[s.id] = src or s.forked_from or ""
+                fork_of[s.id] = src or s.copied_from or ""
     for sid, origin in fork_of.items():
         if origin:  # the Builder its origin belongs to; one not in the store (yet) by its id
             forked[sid] = builder.get(origin, origin)
@@ -209,6 +241,7 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         c.execute("DELETE FROM builders WHERE id=?", (bid,))
         return
     last = sessions[-1]
+    marks = ",".join("?" * len(sessions))
     known = c.execute("SELECT message_count FROM builders WHERE id=?", (bid,)).fetchone()
     dirty_mains = {
         r[0]
@@ -232,16 +265,37 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         seen: set[str] = set()
         updates: list[tuple[str, int | None, int]] = []
         count = 0
-        for sid in sessions:
-            for mid, key, was_builder, was_number in c.execute(
-                "SELECT id, key, builder_id, number FROM messages WHERE session_id=? ORDER BY seq",
+        versions = dict(
+            c.execute(
+                f"SELECT id, COALESCE(version, '') FROM sessions WHERE id IN ({marks})",
+                sessions,
+            ).fetchall()
+        )
+        # 1.0.x -p resumes replay the earlier chain with fresh uuids: their leading
+        # messages repeat the Builder so far (same replies by id, same prompts by words)
+        replays = any(versions.get(sid, "").startswith("1.") for sid in sessions[1:])
+        so_far: list[tuple[str, str, str]] = []
+        for i, sid in enumerate(sessions):
+            matching = replays and i > 0 and versions.get(sid, "").startswith("1.")
+            pos = 0
+            for mid, key, was_builder, was_number, role, text, kinds in c.execute(
+                "SELECT id, key, builder_id, number, role, text, kinds FROM messages"
+                " WHERE session_id=? ORDER BY seq",
                 (sid,),
             ).fetchall():
+                dup = key in seen  # a copy of an earlier file's message, by its id
+                if matching:
+                    if dup or (pos < len(so_far) and so_far[pos] == (role, text, kinds)):
+                        dup, pos = True, pos + 1
+                    else:
+                        matching = False
                 number: int | None = None
-                if key not in seen:  # else a replayed copy of an earlier file's message
+                if not dup:
                     seen.add(key)
                     count += 1
                     number = count
+                    if replays:
+                        so_far.append((role, text, kinds))
                 if (was_builder, was_number) != (bid, number):  # write only what changed
                     updates.append((bid, number, mid))
         c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)

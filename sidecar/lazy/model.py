@@ -60,7 +60,10 @@ class SessionFacts:
     title: str | None = None
     clear_start: bool = False  # the session was opened by /clear
     continued_in: str | None = None  # `continued-in` record: the conversation moved on there
-    forked_from: str | None = None  # 2.1.x fork copies carry forkedFrom.sessionId
+    # the session this one's opening lines were copied from (a fork, or a 1.0.x resume)
+    copied_from: str | None = None
+    forked: bool = False  # the copy says outright it is a fork (forkedFrom, 2.1.x)
+    head_msg: str | None = None  # first assistant message.id: 1.0.x resumes replay it
     oneshot: bool = False
     first_user_seen: bool = False
     head_uuid: str | None = None  # first user/assistant entry that is not harness text
@@ -87,6 +90,7 @@ class ReadBatch:
     # uuids of harness messages (an untagged caveat) earlier batches kept, now known to be
     # boilerplate because the built-in command they introduced arrived
     retract: dict[str, list[str]] = field(default_factory=dict)
+    spawns: set[tuple[str, str]] = field(default_factory=set)  # (session, agent id) it ran
     unknown_types: dict[str, int] = field(default_factory=dict)
     lines: int = 0
 

@@ -36,12 +36,25 @@ import pytest
 AGENTS_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(AGENTS_DIR))
 
-from driver import SCENARIOS, find_claude  # noqa: E402
+from driver import SCENARIOS, find_claude, find_release  # noqa: E402
+from old_releases import OLD_SCENARIOS, release_version  # noqa: E402
 
 RUN_SCENARIO = AGENTS_DIR / "run_scenario.py"
 SCENARIO_TIMEOUT = 240.0
 LAZY_TIMEOUT = 120.0
-LONG_SCENARIOS = ["fork", "interactive", "continue", "compact_print", "resume"]
+LONG_SCENARIOS = [
+    "fork",
+    "interactive",
+    "v2_0_fork",
+    "v2_0_compact",
+    "continue",
+    "v2_0_resume",
+    "compact_print",
+    "resume",
+    "v1_0_resume_tui",
+    "v1_0_resume",
+]
+INTERACTIVE_SCENARIOS = {"interactive"} | {n for n, o in OLD_SCENARIOS.items() if o.interactive}
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 JsonDict = dict[str, Any]
@@ -74,13 +87,36 @@ def unshare_prefix() -> list[str]:
     return [unshare, "--user", "--map-root-user", "--net", "--"]
 
 
-def missing_prerequisites(need_tmux: bool) -> list[str]:
-    missing = []
-    if find_claude() is None:
-        missing.append(
-            "Claude Code CLI not installed: run `make deps` / "
-            "`cd tests/agents && npm install --no-audit --no-fund --ignore-scripts`"
-        )
+def node_major() -> int | None:
+    node = shutil.which("node")
+    if node is None:
+        return None
+    out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
+    digits = out.stdout.strip().lstrip("v").split(".")[0]
+    return int(digits) if digits.isdigit() else None
+
+
+def missing_release(alias: str | None) -> list[str]:
+    """What keeps the CLI a scenario drives (the pinned one, or an older release by its npm
+    alias) from running here."""
+    install = (
+        "run `make deps` / `cd tests/agents && npm install --no-audit --no-fund --ignore-scripts`"
+    )
+    if alias is None:
+        return [] if find_claude() is not None else [f"Claude Code CLI not installed: {install}"]
+    wanted = f"Claude Code {release_version(alias)} (npm alias {alias})"
+    if shutil.which("node") is None:
+        return [f"{wanted} is a JS cli.js and needs `node` (>= 18) on PATH"]
+    major = node_major()
+    if major is None or major < 18:
+        return [f"{wanted} needs node >= 18 (engines.node); found {major}"]
+    if find_release(alias) is None:
+        return [f"{wanted} not installed: {install}"]
+    return []
+
+
+def missing_prerequisites(need_tmux: bool, alias: str | None = None) -> list[str]:
+    missing = missing_release(alias)
     if shutil.which("unshare") is None:
         missing.append("`unshare` (util-linux) not found: needed for a loopback-only netns")
     else:
@@ -210,10 +246,12 @@ class ScenarioCache:
         self.checked: dict[str, list[str]] = {}
 
     def prerequisites(self, name: str) -> list[str]:
-        need_tmux = name == "interactive"
-        key = "tmux" if need_tmux else "basic"
+        need_tmux = name in INTERACTIVE_SCENARIOS
+        old = OLD_SCENARIOS.get(name)
+        alias = old.alias if old else None
+        key = f"{alias or 'pinned'}:{'tmux' if need_tmux else 'basic'}"
         if key not in self.checked:
-            self.checked[key] = missing_prerequisites(need_tmux)
+            self.checked[key] = missing_prerequisites(need_tmux, alias)
         return self.checked[key]
 
     def _reusable(self, name: str) -> ScenarioRun | None:
@@ -249,7 +287,7 @@ class ScenarioCache:
             pool.shutdown(wait=True)
 
     def get(self, name: str) -> ScenarioRun:
-        if name not in SCENARIOS:
+        if name not in SCENARIOS and name not in OLD_SCENARIOS:
             raise KeyError(name)
         missing = self.prerequisites(name)
         require(not missing, "; ".join(missing))
@@ -272,7 +310,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         state = "ok" if run.ok else f"FAILED (rc={run.returncode})"
         version = run.script.get("claude_version", "?")
         terminalreporter.write_line(
-            f"{run.name:14} {state:18} {run.duration:6.1f}s  claude {version}  {run.workdir}"
+            f"{run.name:16} {state:18} {run.duration:6.1f}s  claude {version}  {run.workdir}"
         )
 
 

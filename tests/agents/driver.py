@@ -78,10 +78,16 @@ def find_claude() -> list[str] | None:
     override = os.environ.get("LAZY_CLAUDE_BIN")
     if override:
         return [override] if os.access(override, os.X_OK) else None
-    dot_bin = NODE_MODULES / ".bin" / "claude"
-    if dot_bin.exists() and not _is_placeholder(dot_bin.resolve()):
-        return [str(dot_bin)]
     scope = NODE_MODULES / "@anthropic-ai"
+    dot_bin = NODE_MODULES / ".bin" / "claude"
+    # the older releases installed under npm aliases (old_releases.py) also provide a `claude`
+    # bin, and npm may link .bin/claude to one of them: take it only when it is the pinned one
+    if (
+        dot_bin.exists()
+        and dot_bin.resolve().is_relative_to(scope.resolve() / "claude-code")
+        and not _is_placeholder(dot_bin.resolve())
+    ):
+        return [str(dot_bin)]
     for key in (_platform_key(), _platform_key().replace("-musl", "")):
         native = scope / f"claude-code-{key}" / "claude"
         if native.is_file():
@@ -95,8 +101,20 @@ def find_claude() -> list[str] | None:
     return None
 
 
-def claude_version(argv: list[str]) -> str:
-    out = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
+def find_release(alias: str) -> list[str] | None:
+    """argv prefix that runs an older release installed under an npm alias (``claude-code-1``
+    = ``npm:@anthropic-ai/claude-code@1.0.65``): its JS ``cli.js`` run by the machine's node."""
+    cli_js = NODE_MODULES / alias / "cli.js"
+    node = shutil.which("node")
+    if cli_js.is_file() and node:
+        return [node, str(cli_js)]
+    return None
+
+
+def claude_version(argv: list[str], env: dict[str, str] | None = None) -> str:
+    """``claude --version``; pass the sandbox's ``env``: older releases write their config
+    (``~/.claude.json``, ``~/.claude/statsig``) even for ``--version``."""
+    out = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60, env=env)
     match = re.search(r"\d+\.\d+\.\d+", out.stdout)
     return match.group(0) if match else out.stdout.strip()
 
@@ -113,6 +131,11 @@ class Sandbox:
     root: Path
     claude: list[str]
     base_url: str = ""
+    # Older releases reject unknown keys in settings.json and then ignore the whole file (1.0.x
+    # knows no "autoUpdates" there); they read it from .claude.json instead.
+    settings_auto_updates: bool = True
+    # the CLI's version when known without running it (`cli.js --version` costs ~1.4 s of CPU)
+    known_version: str = ""
 
     @property
     def home(self) -> Path:
@@ -193,9 +216,10 @@ class Sandbox:
                 "defaultMode": "default",
                 "allow": ["Bash(echo lazy-bash-ok)", "Read", "Agent", "Task"],
             },
-            "autoUpdates": False,
             "cleanupPeriodDays": 3650,
         }
+        if self.settings_auto_updates:
+            settings["autoUpdates"] = False
         (self.config / "settings.json").write_text(json.dumps(settings, indent=2))
 
     def env(self) -> dict[str, str]:
@@ -386,6 +410,7 @@ class Session:
         self.turns: list[Turn] = []
         self.expect: JsonDict = {}
         self.notes: list[str] = []
+        self.observed: JsonDict = {}  # what the CLI wrote, measured by the scenario
         self.tmux: Tmux | None = None
         self._counter = 0
 
@@ -578,7 +603,8 @@ class Session:
                 side[r["kind"]] = side.get(r["kind"], 0) + 1
         return {
             "scenario": self.name,
-            "claude_version": claude_version(self.sb.claude),
+            "claude_version": self.sb.known_version
+            or claude_version(self.sb.claude, self.sb.env()),
             "oneshot_marker": ONESHOT_MARKER,
             "root": str(self.sb.root),
             "home": str(self.sb.home),
@@ -587,6 +613,7 @@ class Session:
             "turns": [t.__dict__ for t in self.turns],
             "expect": self.expect,
             "notes": self.notes,
+            "observed": self.observed,
             "unscripted_requests": [
                 {"last_user_text": r.get("last_user_text", "")[-300:], "model": r.get("model")}
                 for r in self.api.unscripted

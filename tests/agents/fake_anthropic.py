@@ -34,6 +34,8 @@ COMPACT_SUMMARY_TEXT = (
     "test messages.\n</summary>"
 )
 DEFAULT_TEXT = "lazy-fake-default-reply"
+WARMUP_TEXT = "lazy-fake-warmup-reply"
+TITLE_TEXT = "lazy-fake-title"
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,6 +228,22 @@ def classify_side_call(body: JsonDict) -> Decision | None:
         or ("<summary>" in user and "summary" in low_user and "your task" in low_user)
     ):
         return Decision("side:compact", None, [text(COMPACT_SUMMARY_TEXT)], "end_turn")
+    # Older releases (1.0.x, 2.0.x) make more helper calls of their own, even with
+    # CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1: subagent cache warm-ups (2.0.x: a Task run with
+    # the prompt "Warmup" per built-in agent), "frequently modified files" from git history, the
+    # files a Bash command touched, and a short conversation title (1.0.x writes it as a
+    # `summary` line).
+    if not tools and user.strip() == "Warmup":
+        return Decision("side:warmup", None, [text(WARMUP_TEXT)], "end_turn")
+    if "analyzing git history" in low_system:
+        return Decision("side:git-history", None, [text("README.md")], "end_turn")
+    if "extract any file paths that this command reads or modifies" in low_system:
+        reply = (
+            "<is_displaying_contents>\nfalse\n</is_displaying_contents>\n<filepaths>\n</filepaths>"
+        )
+        return Decision("side:bash-paths", None, [text(reply)], "end_turn")
+    if not tools and "summarize this coding conversation in under 50 characters" in low_system:
+        return Decision("side:title", None, [text(TITLE_TEXT)], "end_turn")
     # Quota / connectivity probe: "quota" prompt with a tiny max_tokens.
     if max_tokens and max_tokens <= 8 and not tools:
         return Decision("side:probe", None, [text("ok")], "end_turn")

@@ -24,8 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from driver import SCENARIOS, Sandbox, Session, find_claude
+from driver import SCENARIOS, Sandbox, Session, find_claude, find_release
 from fake_anthropic import FakeAnthropic
+from old_releases import OLD_SCENARIOS, installed_version
+
+ALL_SCENARIOS = {**SCENARIOS, **{name: old.run for name, old in OLD_SCENARIOS.items()}}
 
 
 def network_is_isolated() -> bool:
@@ -48,8 +51,8 @@ def ensure_loopback_up() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[1] not in SCENARIOS:
-        print(f"usage: {argv[0]} <{'|'.join(SCENARIOS)}> <workdir>", file=sys.stderr)
+    if len(argv) != 3 or argv[1] not in ALL_SCENARIOS:
+        print(f"usage: {argv[0]} <{'|'.join(ALL_SCENARIOS)}> <workdir>", file=sys.stderr)
         return 2
     name, workdir = argv[1], Path(argv[2]).resolve()
     if not network_is_isolated() and not os.environ.get("LAZY_ALLOW_NETWORK"):
@@ -57,12 +60,19 @@ def main(argv: list[str]) -> int:
         return 2
     if network_is_isolated():
         ensure_loopback_up()
-    claude = find_claude()
+    old = OLD_SCENARIOS.get(name)
+    claude = find_release(old.alias) if old else find_claude()
     if claude is None:
-        print("claude CLI not installed (tests/agents/node_modules)", file=sys.stderr)
+        what = f"{old.alias} (an older release)" if old else "claude CLI"
+        print(f"{what} not installed (tests/agents/node_modules)", file=sys.stderr)
         return 2
     workdir.mkdir(parents=True, exist_ok=True)
-    sandbox = Sandbox(workdir, claude)
+    sandbox = Sandbox(
+        workdir,
+        claude,
+        settings_auto_updates=old is None,
+        known_version=installed_version(old.alias) if old else "",
+    )
     api = FakeAnthropic(log_path=workdir / "api.jsonl")
     api.start()
     session = Session(name, sandbox, api)
@@ -70,7 +80,7 @@ def main(argv: list[str]) -> int:
     try:
         sandbox.base_url = api.base_url
         sandbox.setup()
-        SCENARIOS[name](session)
+        ALL_SCENARIOS[name](session)
     except Exception:
         error = traceback.format_exc()
         if session.tmux is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from lazy.capture.pipeline import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript
-from support import stage
+from support import split_sessions, stage
 
 CCL = "handgemacht-ai__claude-code-log/test/test_data"
 SAMPLE = f"{CCL}/real_projects/-Users-dain-workspace-claude-code-log-sample"
@@ -48,7 +49,8 @@ def test_every_corpus_file_imports_and_bad_lines_are_reported(store: Store, corp
 
 
 def test_resume_across_files_joins_one_builder(store: Store, corpus: Path, tmp_path: Path) -> None:
-    root = stage(tmp_path, {"p/dag_resume.jsonl": corpus / CCL / "dag_resume.jsonl"})
+    root = tmp_path / "projects"
+    split_sessions(corpus / CCL / "dag_resume.jsonl", root / "p")
     b = by_id(import_dir(store, root))
     assert list(b) == ["s1"]
     assert b["s1"].session_ids == ["s1", "s2"]
@@ -59,7 +61,8 @@ def test_resume_across_files_joins_one_builder(store: Store, corpus: Path, tmp_p
 def test_fork_mid_conversation_is_its_own_linked_builder(
     store: Store, corpus: Path, tmp_path: Path
 ) -> None:
-    root = stage(tmp_path, {"p/dag_fork.jsonl": corpus / CCL / "dag_fork.jsonl"})
+    root = tmp_path / "projects"
+    split_sessions(corpus / CCL / "dag_fork.jsonl", root / "p")
     b = by_id(import_dir(store, root))
     assert set(b) == {"s1", "s3"}
     assert b["s1"].session_ids == ["s1", "s2"]  # s2 resumed from s1's tail
@@ -109,18 +112,49 @@ def test_clear_sessions_sharing_a_reused_caveat_uuid_are_separate(
     assert b[ids[0]].summary.startswith("Please have a look at this patch diff")
 
 
-def test_old_layout_subagents_are_sidechains_not_builders(
+def test_old_layout_warmup_agents_are_neither_sidechains_nor_builders(
     store: Store, corpus: Path, tmp_path: Path
 ) -> None:
+    # 2.0.4x wrote agent-<8 hex>.jsonl files beside the sessions; the ones in this real
+    # project are start-up warm-ups ("I'm ready to help you explore…"): no tool call of the
+    # session spawned them, so they are kept (raw lines) but listed as nothing.
     src = corpus / SOUND
     root = stage(tmp_path, {f"p/{f.name}": f for f in src.glob("*.jsonl")})
     builders = import_dir(store, root)
     main = by_id(builders)["7acd37a8-2745-4b58-a8a9-46164b22ad9e"]
-    assert len(main.sidechains) == 4
-    assert all(s.agent_id for s in main.sidechains)
-    # the agent files whose main session file is empty create no Builder of their own
-    assert [b.id for b in builders] == [main.id]
+    assert main.sidechains == []
+    assert [b.id for b in builders] == [main.id]  # the agents' empty mains make no Builder
+    kept = store.conn.execute(
+        "SELECT COUNT(*) FROM source_files f JOIN raw_chunks r ON r.file_id=f.id"
+        " WHERE f.agent_id IS NOT NULL"
+    ).fetchone()[0]
+    assert kept == 8
     assert main.summary == "/init"  # a prompt-type command explains the turns after it
+
+
+def test_flat_agent_file_a_tool_call_spawned_is_a_sidechain(
+    store: Store, corpus: Path, tmp_path: Path
+) -> None:
+    src = corpus / SOUND
+    files = {f"p/{f.name}": f for f in src.glob("*.jsonl")}
+    root = stage(tmp_path, files)
+    main = root / "p" / "7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl"
+    line = json.loads(main.read_text().splitlines()[-1])
+    spawn = {
+        **line,
+        "type": "user",
+        "uuid": "feedface-0000-4000-8000-000000000001",
+        "parentUuid": line.get("uuid"),
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+        },
+        "toolUseResult": {"agentId": "3430b97e", "status": "completed"},
+    }
+    with main.open("a") as f:
+        f.write(json.dumps(spawn) + "\n")
+    (b,) = import_dir(store, root)
+    assert [s.agent_id for s in b.sidechains] == ["3430b97e"]
 
 
 def test_new_layout_subagents_are_sidechains(store: Store, corpus: Path, tmp_path: Path) -> None:
@@ -172,14 +206,15 @@ def test_split_assistant_lines_are_one_message_with_usage_counted_once(
 
 
 def test_regroup_from_store_without_reimport(store: Store, corpus: Path, tmp_path: Path) -> None:
-    root = stage(tmp_path, {"p/dag_fork.jsonl": corpus / CCL / "dag_fork.jsonl"})
+    root = tmp_path / "projects"
+    split_sessions(corpus / CCL / "dag_fork.jsonl", root / "p")
     import_dir(store, root)
     # simulate conversations captured under an earlier join: every session its own Builder
     with store.write() as c:
         c.execute("UPDATE sessions SET builder_id = id")
         c.execute("DELETE FROM builders")
         c.execute("UPDATE messages SET builder_id = NULL, number = NULL")
-    (root / "p" / "dag_fork.jsonl").unlink()  # the files are gone: only the store is left
+    shutil.rmtree(root)  # the files are gone: only the store is left
     with store.write() as c:  # as if the joining rules had changed since
         c.execute("UPDATE meta SET value='0' WHERE key='join_version'")
     refresh(store)

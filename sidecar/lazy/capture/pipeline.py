@@ -108,7 +108,8 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
     def load(key: str) -> SessionFacts | None:
         r = conn.execute(
             "SELECT cwd, git_branch, version, started_at, updated_at, title, clear_start,"
-            " continued_in, oneshot, first_user_seen, head_uuid, head_parent, forked_from"
+            " continued_in, oneshot, first_user_seen, head_uuid, head_parent, copied_from,"
+            " forked, head_msg"
             " FROM sessions WHERE id = ?",
             (key,),
         ).fetchone()
@@ -127,7 +128,9 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
             first_user_seen=bool(r[9]),
             head_uuid=r[10],
             head_parent=r[11],
-            forked_from=r[12],
+            copied_from=r[12],
+            forked=bool(r[13]),
+            head_msg=r[14],
         )
 
     return load
@@ -291,6 +294,12 @@ def _capture_open(
                 (file_id, generation, start, end, line_no, raw or compress_raw(data)),
             )
             added, updated, touched = _apply(c, batch, spath, generation, prepared)
+            if agent is not None and "subagents" not in path.parts:
+                # 2.0.x layout: listed only if a tool call of the parent spawned it
+                c.execute(
+                    "UPDATE sessions SET flat=1 WHERE parent_session_id=? AND agent_id=?",
+                    (sid, agent),
+                )
             head, tail = _windows(f, end)
             c.execute(
                 "UPDATE source_files SET read_offset=?, lines_read=?, head_hash=?, tail_hash=?,"
@@ -519,6 +528,8 @@ def _apply(
         links = [(key, e.logical_parent_uuid) for e in entries if e.logical_parent_uuid]
         if links:
             c.executemany("INSERT OR IGNORE INTO session_links VALUES (?,?)", links)
+    if batch.spawns:
+        c.executemany("INSERT OR IGNORE INTO spawns VALUES (?,?)", sorted(batch.spawns))
     for key, retracted in batch.retract.items():
         for uuid in retracted:
             n = c.execute(
@@ -532,7 +543,7 @@ def _apply(
                 touched.add(key)
     for key, facts in batch.facts.items():
         old = c.execute(
-            "SELECT head_uuid, continued_in, clear_start, forked_from, last_seq FROM sessions"
+            "SELECT head_uuid, continued_in, clear_start, copied_from, last_seq FROM sessions"
             " WHERE id=?",
             (key,),
         ).fetchone()
@@ -674,8 +685,9 @@ def _upsert_session(
     c.execute(
         "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
         " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
-        " continued_in, head_uuid, head_parent, oneshot, message_count, forked_from, last_seq,"
-        " builder_id) VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " continued_in, head_uuid, head_parent, oneshot, message_count, copied_from, last_seq,"
+        " builder_id, forked, head_msg)"
+        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(id) DO UPDATE SET"
         " project=COALESCE(sessions.project, excluded.project),"
         " cwd=COALESCE(sessions.cwd, excluded.cwd),"
@@ -690,7 +702,9 @@ def _upsert_session(
         " continued_in=COALESCE(excluded.continued_in, sessions.continued_in),"
         " head_uuid=COALESCE(sessions.head_uuid, excluded.head_uuid),"
         " head_parent=COALESCE(sessions.head_parent, excluded.head_parent),"
-        " forked_from=COALESCE(sessions.forked_from, excluded.forked_from),"
+        " copied_from=COALESCE(sessions.copied_from, excluded.copied_from),"
+        " forked=MAX(sessions.forked, excluded.forked),"
+        " head_msg=COALESCE(sessions.head_msg, excluded.head_msg),"
         " message_count=sessions.message_count + excluded.message_count,"
         " last_seq=MAX(sessions.last_seq, excluded.last_seq)",
         (
@@ -712,9 +726,11 @@ def _upsert_session(
             f.head_parent,
             f.oneshot,
             added,
-            f.forked_from,
+            f.copied_from,
             last_seq,
             None if side else key,
+            f.forked,
+            f.head_msg,
         ),
     )
     if old is None:
@@ -725,4 +741,5 @@ def _upsert_session(
         (old[0] is None and f.head_uuid is not None)
         or old[1] != f.continued_in
         or (not old[2] and f.clear_start)
+        or old[3] != f.copied_from
     )

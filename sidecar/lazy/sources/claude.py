@@ -284,13 +284,31 @@ class ClaudeReader:
         self.agent_hint = agent_hint
         self.facts: dict[str, SessionFacts] = {}
         self._load = load
+        self._chains: dict[str, str] = {}  # uuid -> inline sidechain it belongs to
 
     def session_key(self, obj: dict[str, Any]) -> tuple[str, str | None]:
-        """(session key, parent session id for sidechains)."""
-        sid = obj.get("sessionId")
-        sid = sid if isinstance(sid, str) and sid else self.file_session
-        if self.agent_hint is not None or obj.get("isSidechain") is True:
-            agent = obj.get("agentId") or self.agent_hint or "sidechain"
+        """(session key, parent session id for sidechains).
+
+        A session file's lines belong to the file's session, whatever id a line names (a
+        copy's first line can keep its origin's). A subagent file's lines name the parent.
+        """
+        if self.agent_hint is not None:
+            sid = obj.get("sessionId")
+            sid = sid if isinstance(sid, str) and sid else self.file_session
+            agent = obj.get("agentId") or self.agent_hint
+            return f"{sid}:{agent}", sid
+        sid = self.file_session
+        if obj.get("isSidechain") is True:
+            agent = obj.get("agentId")
+            if not isinstance(agent, str) or not agent:
+                # 1.0.x wrote subagents inline with no id: each chain from its root is one
+                uuid = obj.get("uuid")
+                parent = obj.get("parentUuid")
+                agent = self._chains.get(parent) if isinstance(parent, str) else None
+                if agent is None:
+                    agent = str(uuid)[:8] if isinstance(uuid, str) else "sidechain"
+                if isinstance(uuid, str):
+                    self._chains[uuid] = agent
             return f"{sid}:{agent}", sid
         return sid, None
 
@@ -358,15 +376,19 @@ class ClaudeReader:
                 setattr(facts, attr, v)
         lp = obj.get("logicalParentUuid")
         parent = obj.get("parentUuid")
-        if facts.forked_from is None and parent_sid is None:
-            # A fork's copied lines name their origin: ``forkedFrom.sessionId`` (2.1.2xx
-            # /branch), or ``requestSessionId`` on copied assistant lines (-p --fork-session).
+        if facts.copied_from is None and parent_sid is None:
+            # A copy's lines name their origin: ``forkedFrom.sessionId`` (2.1.2xx /branch),
+            # ``requestSessionId`` on copied replies (2.1.x -p --fork-session), or the line's
+            # own ``sessionId`` (2.0.x forks, 1.0.x interactive resumes keep it on the first).
             fork = obj.get("forkedFrom")
             origin = fork.get("sessionId") if isinstance(fork, dict) else None
+            facts.forked = isinstance(origin, str)
             if origin is None and etype == "assistant":
                 origin = obj.get("requestSessionId")
+            if origin is None:
+                origin = obj.get("sessionId")
             if isinstance(origin, str) and origin and origin != key:
-                facts.forked_from = origin
+                facts.copied_from = origin
         if facts.head_uuid is None and not meta and etype in ("user", "assistant"):
             facts.head_uuid = uuid
             facts.head_parent = parent if isinstance(parent, str) else None
@@ -419,6 +441,12 @@ class ClaudeReader:
         if etype == "assistant":
             mid = message.get("id")
             model = message.get("model")
+            if model == "<synthetic>":  # the CLI wrote it itself ("No response requested.")
+                return MessagePart(
+                    uuid, uuid, "system", normalize_blocks(content), ts, line_no, meta=True
+                )
+            if key not in batch.sidechain_of and facts.head_msg is None and isinstance(mid, str):
+                facts.head_msg = mid
             usage = message.get("usage")
             rid = obj.get("requestId")
             return MessagePart(
@@ -433,6 +461,9 @@ class ClaudeReader:
                 usage=usage if isinstance(usage, dict) else None,
             )
         # user line
+        spawned = obj.get("toolUseResult")
+        if isinstance(spawned, dict) and isinstance(spawned.get("agentId"), str):
+            batch.spawns.add((key, spawned["agentId"]))
         text = _text_of(content)
         if text is not None:
             if _CAVEAT.match(text) or (meta and text.lstrip().startswith("<local-command-caveat>")):

@@ -54,6 +54,14 @@ def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
     return str(ids[0])
 
 
+# A 2.0.x agent file beside the session files is a sidechain only when one of the session's
+# tool calls spawned it; the rest are the warm-ups 2.0.x ran at start-up.
+_SPAWNED = (
+    "(flat=0 OR EXISTS (SELECT 1 FROM spawns p"
+    " WHERE p.session_id=sessions.parent_session_id AND p.agent_id=sessions.agent_id))"
+)
+
+
 def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list[BuilderInfo]:
     out = []
     for bid, tool, project, started, updated, summary, title, count, forked in rows:
@@ -69,7 +77,8 @@ def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list
             SidechainInfo(session_id=r[0], agent_id=r[1], message_count=r[2])
             for r in conn.execute(
                 "SELECT id, agent_id, message_count FROM sessions WHERE builder_id=?"
-                " AND kind='sidechain' AND message_count>0 ORDER BY started_at, id",
+                f" AND kind='sidechain' AND message_count>0 AND {_SPAWNED}"
+                " ORDER BY started_at, id",
                 (bid,),
             )
         ]

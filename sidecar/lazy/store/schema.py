@@ -54,7 +54,10 @@ MIGRATIONS: list[str] = [
         clear_start INTEGER NOT NULL DEFAULT 0,
         first_user_seen INTEGER NOT NULL DEFAULT 0,
         continued_in TEXT,
-        forked_from TEXT,               -- a fork copy names the session it came from
+        copied_from TEXT,               -- a fork or 1.0.x resume copy names its origin
+        forked INTEGER NOT NULL DEFAULT 0, -- ... and says outright it is a fork
+        head_msg TEXT,                  -- first assistant message.id (1.0.x replays repeat it)
+        flat INTEGER NOT NULL DEFAULT 0,  -- a 2.0.x agent-<id>.jsonl beside the session files
         head_uuid TEXT,                 -- first non-harness entry: replays and forks copy it
         head_parent TEXT,               -- its parent, when that lies in another file
         oneshot INTEGER NOT NULL DEFAULT 0,
@@ -78,6 +81,14 @@ MIGRATIONS: list[str] = [
         meta INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         PRIMARY KEY(uuid, session_id)
+    ) WITHOUT ROWID;
+
+    -- the subagents a session's tool results name (toolUseResult.agentId): a 2.0.x agent
+    -- file no tool call spawned is a start-up warm-up, not a sidechain of the conversation
+    CREATE TABLE spawns(
+        session_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        PRIMARY KEY(session_id, agent_id)
     ) WITHOUT ROWID;
 
     -- compaction boundaries whose logical parent may lie in another file

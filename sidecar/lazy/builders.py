@@ -27,7 +27,7 @@ from lazy.store import Store
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
-JOIN_VERSION = 2
+JOIN_VERSION = 3
 
 
 @dataclass(slots=True)
@@ -42,6 +42,7 @@ class _S:
     head_msg: str | None
     head_uuid: str | None
     head_parent: str | None
+    tail_uuid: str | None
     builder_id: str | None
     dirty: int
     rank: int = 0
@@ -51,7 +52,7 @@ def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
     return [
         r[0]
         for r in c.execute(
-            "SELECT session_id FROM entries WHERE uuid=? AND meta=0 AND session_id<>?"
+            "SELECT session_id FROM entries WHERE uuid=? AND session_id<>?"
             " AND session_id NOT LIKE '%:%'",
             (uuid, exclude),
         )
@@ -92,12 +93,8 @@ def _link(
     if s.head_parent:
         src = earlier(_owners(c, s.head_parent, s.id))
         if src is not None:
-            # rare (1.0.x files), so a scan of one session's entries beats another index
-            later_child = c.execute(
-                "SELECT 1 FROM entries WHERE session_id=? AND parent_uuid=? AND meta=0 LIMIT 1",
-                (src, s.head_parent),
-            ).fetchone()
-            return src, ("fork" if later_child else "continue")
+            # resumed from where the other ended: it goes on; from its middle: a fork
+            return src, ("continue" if by_id[src].tail_uuid == s.head_parent else "fork")
     for (target,) in c.execute("SELECT target_uuid FROM session_links WHERE session_id=?", (s.id,)):
         src = earlier(_owners(c, target, s.id))
         if src is not None:
@@ -147,8 +144,8 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     # holds more than its original, so it sorts after that too.
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
-        " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count"
-        " FROM sessions WHERE kind='main' AND oneshot=0"
+        " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count,"
+        " tail_uuid FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
     rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
@@ -163,6 +160,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             head_msg=r[7],
             head_uuid=r[8],
             head_parent=r[9],
+            tail_uuid=r[13],
             builder_id=r[10],
             dirty=r[11],
             rank=rank,

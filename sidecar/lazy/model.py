@@ -25,11 +25,8 @@ class Entry:
     """One node of an agent's uuid DAG (a source line that carries a uuid)."""
 
     uuid: str
-    parent_uuid: str | None
-    logical_parent_uuid: str | None
-    timestamp: str | None
+    logical_parent_uuid: str | None  # a compaction boundary's: the entry it continues from
     meta: bool  # harness-injected (caveats, expanded prompts): never used to link sessions
-    line_no: int
 
 
 @dataclass(slots=True)
@@ -68,6 +65,7 @@ class SessionFacts:
     first_user_seen: bool = False
     head_uuid: str | None = None  # first user/assistant entry that is not harness text
     head_parent: str | None = None
+    tail_uuid: str | None = None  # the last entry read
 
 
 @dataclass(slots=True)

@@ -109,7 +109,7 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
         r = conn.execute(
             "SELECT cwd, git_branch, version, started_at, updated_at, title, clear_start,"
             " continued_in, oneshot, first_user_seen, head_uuid, head_parent, copied_from,"
-            " forked, head_msg"
+            " forked, head_msg, tail_uuid"
             " FROM sessions WHERE id = ?",
             (key,),
         ).fetchone()
@@ -131,6 +131,7 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
             copied_from=r[12],
             forked=bool(r[13]),
             head_msg=r[14],
+            tail_uuid=r[15],
         )
 
     return load
@@ -518,12 +519,8 @@ def _apply(
         )
     for key, entries in batch.entries.items():
         c.executemany(
-            "INSERT OR IGNORE INTO entries(session_id, uuid, parent_uuid, logical_parent_uuid, ts,"
-            " meta, seq) VALUES (?,?,?,?,?,?,?)",
-            [
-                (key, e.uuid, e.parent_uuid, e.logical_parent_uuid, e.timestamp, e.meta, e.line_no)
-                for e in entries
-            ],
+            "INSERT OR IGNORE INTO entries(uuid, session_id) VALUES (?,?)",
+            sorted((e.uuid, key) for e in entries if not e.meta),  # in key order: fewer page hops
         )
         links = [(key, e.logical_parent_uuid) for e in entries if e.logical_parent_uuid]
         if links:
@@ -686,8 +683,8 @@ def _upsert_session(
         "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
         " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
         " continued_in, head_uuid, head_parent, oneshot, message_count, copied_from, last_seq,"
-        " builder_id, forked, head_msg)"
-        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " builder_id, forked, head_msg, tail_uuid)"
+        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(id) DO UPDATE SET"
         " project=COALESCE(sessions.project, excluded.project),"
         " cwd=COALESCE(sessions.cwd, excluded.cwd),"
@@ -705,6 +702,7 @@ def _upsert_session(
         " copied_from=COALESCE(sessions.copied_from, excluded.copied_from),"
         " forked=MAX(sessions.forked, excluded.forked),"
         " head_msg=COALESCE(sessions.head_msg, excluded.head_msg),"
+        " tail_uuid=COALESCE(excluded.tail_uuid, sessions.tail_uuid),"
         " message_count=sessions.message_count + excluded.message_count,"
         " last_seq=MAX(sessions.last_seq, excluded.last_seq)",
         (
@@ -731,6 +729,7 @@ def _upsert_session(
             None if side else key,
             f.forked,
             f.head_msg,
+            f.tail_uuid,
         ),
     )
     if old is None:

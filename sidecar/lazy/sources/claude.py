@@ -389,18 +389,13 @@ class ClaudeReader:
                 origin = obj.get("sessionId")
             if isinstance(origin, str) and origin and origin != key:
                 facts.copied_from = origin
+        if not meta:
+            facts.tail_uuid = uuid
         if facts.head_uuid is None and not meta and etype in ("user", "assistant"):
             facts.head_uuid = uuid
             facts.head_parent = parent if isinstance(parent, str) else None
         batch.entries.setdefault(key, []).append(
-            Entry(
-                uuid,
-                parent if isinstance(parent, str) else None,
-                lp if isinstance(lp, str) else None,
-                ts,
-                meta,
-                line_no,
-            )
+            Entry(uuid, lp if isinstance(lp, str) else None, meta)
         )
         if etype not in CONVERSATION_TYPES:
             return

@@ -60,6 +60,7 @@ MIGRATIONS: list[str] = [
         flat INTEGER NOT NULL DEFAULT 0,  -- a 2.0.x agent-<id>.jsonl beside the session files
         head_uuid TEXT,                 -- first non-harness entry: replays and forks copy it
         head_parent TEXT,               -- its parent, when that lies in another file
+        tail_uuid TEXT,                 -- its last entry: a file resumed from it continues it
         oneshot INTEGER NOT NULL DEFAULT 0,
         message_count INTEGER NOT NULL DEFAULT 0,
         last_seq INTEGER NOT NULL DEFAULT 0,  -- the seq the next message follows
@@ -69,17 +70,12 @@ MIGRATIONS: list[str] = [
     CREATE INDEX sessions_parent ON sessions(parent_session_id);
     CREATE INDEX sessions_dirty ON sessions(dirty) WHERE dirty > 0;
 
-    -- the uuid DAG, kept so Builders can be re-joined from the store alone. Keyed by uuid
-    -- alone (one b-tree, not two): joining asks "who else holds this uuid?"; the rare
-    -- per-session questions (a leaf check, a re-derive) scan.
+    -- which sessions hold which uuid (harness lines aside), so Builders can be re-joined
+    -- from the store alone: joining asks "who else holds this uuid?". One narrow b-tree: it
+    -- takes a row per source line. (A rare per-session delete, as a re-derive does, scans.)
     CREATE TABLE entries(
         uuid TEXT NOT NULL,
         session_id TEXT NOT NULL,
-        parent_uuid TEXT,
-        logical_parent_uuid TEXT,
-        ts TEXT,
-        meta INTEGER NOT NULL,
-        seq INTEGER NOT NULL,
         PRIMARY KEY(uuid, session_id)
     ) WITHOUT ROWID;
 

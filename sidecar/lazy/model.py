@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field
 ONESHOT_MARKER = "[lazy:one-shot v1]"
 
 Role = Literal["user", "assistant", "reasoning", "tool_call", "tool_result", "system"]
-Tool = Literal["claude", "codex", "opencode"]
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -690,6 +690,27 @@ def reply_text(blocks: list[Block]) -> str:
     return "\n".join(b.text for b in blocks if b.kind == "text")
 
 
+def one_builder(
+    session_ids: Iterable[str],
+    turns: list[tuple[str, list[Block]]],
+    *,
+    summary: str | None = None,
+    exact: bool = True,
+) -> JsonDict:
+    """What a scenario expects when all it wrote is one Builder of prompt/reply turns."""
+    messages = []
+    for prompt, reply in turns:
+        messages += [msg("user", prompt), msg("assistant", reply_text(reply))]
+    builder: JsonDict = {
+        "session_ids": sorted(set(session_ids)),
+        "summary": summary if summary is not None else turns[0][0],
+        "messages": messages,
+    }
+    if exact:
+        builder["exact"] = True
+    return {"builders": [builder], "ignored_oneshots": 0}
+
+
 # --------------------------------------------------------------------------------------------
 # Scenarios
 # --------------------------------------------------------------------------------------------
@@ -720,22 +741,7 @@ def scenario_resume(s: Session) -> None:
     t1 = s.claude_print(p1, reply=r1)
     p2, r2 = f"Follow-up after resume ({s.token('p')})", [text(s.token("reply"))]
     t2 = s.claude_print(p2, "--resume", str(t1.session_id), via="resume", reply=r2)
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": sorted({str(t1.session_id), str(t2.session_id)}),
-                "summary": p1,
-                "exact": True,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder({str(t1.session_id), str(t2.session_id)}, [(p1, r1), (p2, r2)])
 
 
 def scenario_continue(s: Session) -> None:
@@ -746,24 +752,9 @@ def scenario_continue(s: Session) -> None:
     t2 = s.claude_print(p2, "--continue", via="continue", reply=r2)
     p3, r3 = f"Resume it once more ({s.token('p')})", [text(s.token("reply"))]
     t3 = s.claude_print(p3, "--resume", str(t2.session_id), via="resume", reply=r3)
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": sorted({str(t.session_id) for t in (t1, t2, t3)}),
-                "summary": p1,
-                "exact": True,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                    msg("user", p3),
-                    msg("assistant", reply_text(r3)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder(
+        {str(t.session_id) for t in (t1, t2, t3)}, [(p1, r1), (p2, r2), (p3, r3)]
+    )
 
 
 def scenario_fork(s: Session) -> None:
@@ -1036,22 +1027,7 @@ def scenario_marker_quote(s: Session) -> None:
     p2 = f"And where is {ONESHOT_MARKER} written? ({s.token('p')})"
     r2 = [text(s.token("reply"))]
     s.claude_print(p2, "--resume", str(t1.session_id), via="resume", reply=r2)
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": [str(t1.session_id)],
-                "summary": p1,
-                "exact": True,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder([str(t1.session_id)], [(p1, r1), (p2, r2)])
 
 
 SCENARIOS: dict[str, Callable[[Session], None]] = {

@@ -28,6 +28,7 @@ from driver import (
     Turn,
     _reply_summary,
     msg,
+    one_builder,
     poll,
     reply_text,
     scenario_tools,
@@ -218,24 +219,7 @@ def scenario_resume_continue(s: Session) -> None:
     if ids[2] != ids[1]:
         s.observed["continue_copy"] = copy_facts(session_file(s, ids[1]), session_file(s, ids[2]))
     _observe_files(s)
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": sorted(set(ids)),
-                "summary": p1,
-                "exact": True,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                    msg("user", p3),
-                    msg("assistant", reply_text(r3)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder(set(ids), [(p1, r1), (p2, r2), (p3, r3)])
 
 
 def _screen(tmux: Tmux) -> str:
@@ -296,22 +280,7 @@ def scenario_resume_tui(s: Session) -> None:
     if ids[1] != ids[0]:
         s.observed["resume_copy"] = copy_facts(session_file(s, ids[0]), session_file(s, ids[1]))
     _observe_files(s)
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": sorted(set(ids)),
-                "summary": p1,
-                "exact": True,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder(set(ids), [(p1, r1), (p2, r2)])
 
 
 def scenario_tools_old(s: Session) -> None:
@@ -435,21 +404,7 @@ def scenario_compact(s: Session) -> None:
     _observe_files(s)
     if not boundaries:
         raise ScenarioError(f"-p /compact wrote no compact_boundary: {s.observed}")
-    s.expect = {
-        "builders": [
-            {
-                "session_ids": sorted(set(ids)),
-                "summary": p1,
-                "messages": [
-                    msg("user", p1),
-                    msg("assistant", reply_text(r1)),
-                    msg("user", p2),
-                    msg("assistant", reply_text(r2)),
-                ],
-            }
-        ],
-        "ignored_oneshots": 0,
-    }
+    s.expect = one_builder(set(ids), [(p1, r1), (p2, r2)], exact=False)
 
 
 def scenario_fork(s: Session) -> None:

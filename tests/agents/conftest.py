@@ -148,6 +148,7 @@ class ScenarioRun:
     stderr: str = ""
     duration: float = 0.0
     script: JsonDict = field(default_factory=dict)
+    first_failure: str = ""  # set when this is the one retry of a failed run
 
     @property
     def ok(self) -> bool:
@@ -279,6 +280,15 @@ class ScenarioCache:
         try:
             for run in pool.map(lambda n: run_scenario(n, self.root / n), pending):
                 self.runs[run.name] = run
+            # A real CLI driven through a terminal can lose a keystroke to timing on a loaded
+            # machine: a failed scenario gets one more run, alone, in a fresh dir. The first
+            # failure stays in the summary; a second failure fails its tests.
+            for name in pending:
+                first = self.runs[name]
+                if not first.ok:
+                    again = run_scenario(name, self.root / f"{name}-retry")
+                    again.first_failure = first.describe_failure()
+                    self.runs[name] = again
         except BaseException:  # e.g. Ctrl-C: stop the scenarios still running
             pool.shutdown(wait=False, cancel_futures=True)
             kill_live_scenarios()
@@ -308,10 +318,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.section("Claude Code scenarios")
     for run in sorted(runs, key=lambda r: r.name):
         state = "ok" if run.ok else f"FAILED (rc={run.returncode})"
+        if run.first_failure:
+            state += " on retry"
         version = run.script.get("claude_version", "?")
         terminalreporter.write_line(
             f"{run.name:16} {state:18} {run.duration:6.1f}s  claude {version}  {run.workdir}"
         )
+        if run.first_failure:
+            first = " | ".join(run.first_failure.strip().splitlines()[:2])
+            terminalreporter.write_line(f"{'':16} retried after: {first}")
 
 
 def _wanted_scenarios(session: pytest.Session) -> list[str]:

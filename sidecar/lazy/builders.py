@@ -117,15 +117,23 @@ def refresh(store: Store, *, full: bool = False) -> int:
         dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
         if not dirty and not full:
             return 0
-        touched = _regroup(c) if full or dirty >= 2 else set()
-        touched |= {
+        changed = _regroup(c) if full or dirty >= 2 else set()
+        # Builders whose membership changed, or that lost a message (a retracted caveat),
+        # are renumbered whole; the rest only number what their newest session gained.
+        whole = changed | {
+            r[0]
+            for r in c.execute(
+                "SELECT builder_id FROM sessions WHERE dirty>=2 AND builder_id IS NOT NULL"
+            )
+        }
+        touched = whole | {
             r[0]
             for r in c.execute(
                 "SELECT builder_id FROM sessions WHERE dirty>0 AND builder_id IS NOT NULL"
             )
         }
         for bid in touched:
-            _renumber(c, bid)
+            _renumber(c, bid, whole=bid in whole)
         c.execute("UPDATE sessions SET dirty=0 WHERE dirty>0")
         return len(touched)
 
@@ -226,7 +234,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     return touched & live
 
 
-def _renumber(c: sqlite3.Connection, bid: str) -> None:
+def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
     sessions = [
         r[0]
         for r in c.execute(
@@ -248,7 +256,8 @@ def _renumber(c: sqlite3.Connection, bid: str) -> None:
         )
     }
     settled = (
-        known is not None
+        not whole
+        and known is not None
         and known[0] > 0
         and dirty_mains <= {last}
         # the newest session already belongs here (its replayed head was handled)

@@ -168,7 +168,8 @@ def discover(
                 continue
             sid, agent = file_identity(path)
             cwd, head_sid, oneshot = read_head(path)
-            if filtered and st.st_size and not _in_project(cwd, repos):
+            # a head with no cwd in it (a big pasted image first) stays: its dir name matched
+            if filtered and cwd is not None and not _in_project(cwd, repos):
                 continue
             if agent is not None and head_sid and sid.startswith("agent-"):
                 sid = head_sid

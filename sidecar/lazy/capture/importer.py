@@ -35,14 +35,16 @@ def plan(store: Store, discovery: Discovery) -> Plan:
             "SELECT message_count FROM sessions WHERE id=? AND kind='main'", (sid,)
         ).fetchone()
         seen = conn.execute(
-            "SELECT size, read_offset FROM source_files WHERE path=? AND status='ok'",
-            (str(cand.path),),
+            "SELECT size, read_offset, status FROM source_files WHERE path=?", (str(cand.path),)
         ).fetchone()
         if row is not None and row[0] > 0:
             p.imported.append(sid)
-            if seen is not None and seen[1] < cand.size:
-                p.behind.append(sid)  # an interrupted capture, or turns written since
+            if seen is None or (seen[2] == "ok" and seen[1] < cand.size):
+                # a larger copy found elsewhere, an interrupted capture, or turns written since
+                p.behind.append(sid)
             continue
+        if seen is not None and seen[2] != "ok":
+            seen = None
         if seen is not None and seen[0] == cand.size:
             p.empty.append(sid)  # read before: nothing in it is conversation
         else:

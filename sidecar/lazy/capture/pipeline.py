@@ -198,7 +198,10 @@ def _capture(store: Store, path: Path, fresh: Fresh | None, result: CaptureResul
     except OSError as e:
         return _fail(store, path, sid, "error", e, result)
     with f:
-        return _capture_open(store, path, spath, sid, agent, f, st, fresh, result)
+        try:
+            return _capture_open(store, path, spath, sid, agent, f, st, fresh, result)
+        except OSError as e:  # the file went away or broke mid-read
+            return _fail(store, path, sid, "error", e, result)
 
 
 def _capture_open(
@@ -215,17 +218,25 @@ def _capture_open(
     conn = store.conn
     row = _row(conn, spath)
     size, mtime = st.st_size, st.st_mtime_ns
-    if row is not None:
-        if row["status"] == "oneshot":
-            result.status = "oneshot"
+    if row is not None and row["status"] == "oneshot":
+        result.status = "oneshot"
+        return result
+    if (
+        agent is not None
+        and conn.execute(
+            "SELECT 1 FROM source_files WHERE session_id=? AND agent_id IS NULL AND status='oneshot'",
+            (sid,),
+        ).fetchone()
+    ):
+        result.status = "oneshot"  # a subagent of a lazy one-shot is part of it
+        return result
+    if row is not None and row["size"] == size and row["mtime_ns"] == mtime:
+        if row["status"] == "refused":
+            result.status = "refused"
             return result
-        if row["size"] == size and row["mtime_ns"] == mtime:
-            if row["status"] == "refused":
-                result.status = "refused"
-                return result
-            if row["read_offset"] >= size:
-                return result  # nothing new: not even a stat-changing touch
-            # else: a capture was interrupted mid-file, or the last line is still torn
+        if row["read_offset"] >= size:
+            return result  # nothing new: not even a stat-changing touch
+        # else a capture was interrupted mid-file, or the last line is still torn
     generation = 0
     start = 0
     line_no = 1
@@ -364,9 +375,12 @@ def _forget_file(c: sqlite3.Connection, spath: str, sid: str, size: int, mtime: 
     r = c.execute("SELECT id FROM source_files WHERE path=?", (spath,)).fetchone()
     if r is not None:
         c.execute("DELETE FROM raw_chunks WHERE file_id=?", (r[0],))
+    keys = [sid] + [
+        r[0] for r in c.execute("SELECT id FROM sessions WHERE parent_session_id=?", (sid,))
+    ]
     for table in ("messages", "entries", "session_links"):
-        c.execute(f"DELETE FROM {table} WHERE session_id=?", (sid,))
-    c.execute("DELETE FROM sessions WHERE id=?", (sid,))
+        c.executemany(f"DELETE FROM {table} WHERE session_id=?", [(k,) for k in keys])
+    c.executemany("DELETE FROM sessions WHERE id=?", [(k,) for k in keys])
     c.execute(
         "INSERT INTO source_files(path, tool, session_id, size, mtime_ns, status, updated_at)"
         " VALUES (?, 'claude', ?, ?, ?, 'oneshot', ?) ON CONFLICT(path) DO UPDATE SET"
@@ -418,8 +432,9 @@ def rederive(store: Store, session_id: str) -> int:
     today's reader, in one transaction; returns the messages it now has."""
     with store.write() as c:
         files = c.execute(
-            "SELECT id, path, agent_id FROM source_files WHERE session_id=? AND status='ok'"
-            " ORDER BY agent_id IS NOT NULL, path",
+            # refused copies too: their earlier generations hold what the store shows
+            "SELECT id, path, agent_id FROM source_files WHERE session_id=?"
+            " AND status<>'oneshot' ORDER BY agent_id IS NOT NULL, path",
             (session_id,),
         ).fetchall()
         if not files:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from rich.console import Console
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
 from lazy.store import Store, StoreError
+from lazy.store.db import explain
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder
 
 # Piped output keeps long lines whole rather than folding them at 80 columns.
@@ -64,10 +66,14 @@ def open_store() -> Iterator[Store]:
         refresh(store)
     except StoreError as e:
         raise click.ClickException(str(e)) from e
+    except sqlite3.Error as e:
+        raise click.ClickException(str(explain(e))) from e
     try:
         yield store
     except StoreError as e:
         raise click.ClickException(str(e)) from e
+    except sqlite3.Error as e:
+        raise click.ClickException(str(explain(e))) from e
     finally:
         store.close()
 

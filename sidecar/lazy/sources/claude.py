@@ -376,16 +376,19 @@ class ClaudeReader:
                 setattr(facts, attr, v)
         lp = obj.get("logicalParentUuid")
         parent = obj.get("parentUuid")
-        if facts.copied_from is None and parent_sid is None:
-            # A copy's lines name their origin: ``forkedFrom.sessionId`` (2.1.2xx /branch),
-            # ``requestSessionId`` on copied replies (2.1.x -p --fork-session), or the line's
-            # own ``sessionId`` (2.0.x forks, 1.0.x interactive resumes keep it on the first).
+        first_entry = facts.tail_uuid is None
+        first_reply = etype == "assistant" and facts.head_msg is None
+        if facts.copied_from is None and parent_sid is None and (first_entry or first_reply):
+            # A copy names its origin where it starts, and only there: ``forkedFrom`` (2.1.2xx
+            # /branch) or its own ``sessionId`` (2.0.x forks and 1.0.x interactive resumes keep
+            # the origin's on the first line) on the first entry, ``requestSessionId`` on the
+            # first reply (2.1.x -p --fork-session). Decided once, never by a later line.
             fork = obj.get("forkedFrom")
-            origin = fork.get("sessionId") if isinstance(fork, dict) else None
+            origin = fork.get("sessionId") if isinstance(fork, dict) and first_entry else None
             facts.forked = isinstance(origin, str)
-            if origin is None and etype == "assistant":
+            if origin is None and first_reply:
                 origin = obj.get("requestSessionId")
-            if origin is None:
+            if origin is None and first_entry:
                 origin = obj.get("sessionId")
             if isinstance(origin, str) and origin and origin != key:
                 facts.copied_from = origin

@@ -60,6 +60,7 @@ class Store:
         self.path = home / "store.db"
         self.conn = conn
         self._bulk = False
+        self._bulk_tx: Bulk | None = None
         self._savepoints = 0
 
     @classmethod
@@ -105,6 +106,9 @@ class Store:
         """
         conn = self.conn
         if self._bulk:
+            if not conn.in_transaction:  # the bulk transaction begins at its first write
+                assert self._bulk_tx is not None
+                self._bulk_tx.begin()
             self._savepoints += 1
             name = f"w{self._savepoints}"
             conn.execute(f"SAVEPOINT {name}")
@@ -150,12 +154,13 @@ class Store:
         # import reports done. Live capture keeps synchronous=FULL on every commit.
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("PRAGMA wal_autocheckpoint = 16384")  # checkpoint every 64 MB, not 4
-        bulk.begin()
         self._bulk = True
+        self._bulk_tx = bulk
         try:
             yield bulk
             self._bulk = False
-            bulk.commit()
+            if self.conn.in_transaction:
+                bulk.commit()
             self.conn.execute("PRAGMA synchronous = FULL")
             self.conn.execute("PRAGMA wal_checkpoint(FULL)")
         except BaseException:
@@ -164,6 +169,7 @@ class Store:
                 self.conn.execute("ROLLBACK")
             raise
         finally:
+            self._bulk_tx = None
             self.conn.execute("PRAGMA synchronous = FULL")
             self.conn.execute("PRAGMA wal_autocheckpoint = 1000")
 
@@ -211,6 +217,8 @@ class Bulk:
             raise explain(e) from e
 
     def tick(self) -> None:
-        if time.monotonic() - self.started >= self.seconds:
+        """Commit once the transaction is ``seconds`` old. The next one begins only at the
+        next write, so reading and parsing the next file leave the lock free for others."""
+        conn = self.store.conn
+        if conn.in_transaction and time.monotonic() - self.started >= self.seconds:
             self.commit()
-            self.begin()

@@ -107,35 +107,40 @@ def refresh(store: Store, *, full: bool = False) -> int:
     if not full and not _pending(store):
         return 0  # the common read path: nothing to do, and no write lock taken
     with store.write() as c:
-        joined = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
-        if joined is None or joined[0] != str(JOIN_VERSION):
-            full = True
-            c.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('join_version', ?)",
-                (str(JOIN_VERSION),),
-            )
-        dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
-        if not dirty and not full:
-            return 0
-        changed = _regroup(c) if full or dirty >= 2 else set()
-        # Builders whose membership changed, or that lost a message (a retracted caveat),
-        # are renumbered whole; the rest only number what their newest session gained.
-        whole = changed | {
-            r[0]
-            for r in c.execute(
-                "SELECT builder_id FROM sessions WHERE dirty>=2 AND builder_id IS NOT NULL"
-            )
-        }
-        touched = whole | {
-            r[0]
-            for r in c.execute(
-                "SELECT builder_id FROM sessions WHERE dirty>0 AND builder_id IS NOT NULL"
-            )
-        }
-        for bid in touched:
-            _renumber(c, bid, whole=bid in whole)
-        c.execute("UPDATE sessions SET dirty=0 WHERE dirty>0")
-        return len(touched)
+        return refresh_in(c, full=full)
+
+
+def refresh_in(c: sqlite3.Connection, *, full: bool = False) -> int:
+    """:func:`refresh` inside a write transaction the caller holds."""
+    joined = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
+    if joined is None or joined[0] != str(JOIN_VERSION):
+        full = True
+        c.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('join_version', ?)",
+            (str(JOIN_VERSION),),
+        )
+    dirty = c.execute("SELECT MAX(dirty) FROM sessions").fetchone()[0] or 0
+    if not dirty and not full:
+        return 0
+    changed = _regroup(c) if full or dirty >= 2 else set()
+    # Builders whose membership changed, or that lost a message (a retracted caveat),
+    # are renumbered whole; the rest only number what their newest session gained.
+    whole = changed | {
+        r[0]
+        for r in c.execute(
+            "SELECT builder_id FROM sessions WHERE dirty>=2 AND builder_id IS NOT NULL"
+        )
+    }
+    touched = whole | {
+        r[0]
+        for r in c.execute(
+            "SELECT builder_id FROM sessions WHERE dirty>0 AND builder_id IS NOT NULL"
+        )
+    }
+    for bid in touched:
+        _renumber(c, bid, whole=bid in whole)
+    c.execute("UPDATE sessions SET dirty=0 WHERE dirty>0")
+    return len(touched)
 
 
 def _pending(store: Store) -> bool:

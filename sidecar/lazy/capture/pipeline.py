@@ -15,6 +15,7 @@ from typing import IO, Any
 import orjson
 
 from lazy.blocks import role_of, spoken
+from lazy.builders import refresh, refresh_in
 from lazy.capture.projects import project_of
 from lazy.model import MessagePart, Quarantined, ReadBatch, SessionFacts
 from lazy.sources.claude import ClaudeReader
@@ -168,8 +169,6 @@ def capture_file(
             code="BAD_LINE",
         )
     if regroup and result.sessions:
-        from lazy.builders import refresh
-
         refresh(store)
     return result
 
@@ -429,7 +428,7 @@ def _strict_prefix(
 
 def rederive(store: Store, session_id: str) -> int:
     """Rebuild a session's derived rows (and its subagents') from the raw archive through
-    today's reader, in one transaction; returns the messages it now has."""
+    today's reader, and regroup, in one transaction; returns the messages it now has."""
     with store.write() as c:
         files = c.execute(
             # refused copies too: their earlier generations hold what the store shows
@@ -468,9 +467,7 @@ def rederive(store: Store, session_id: str) -> int:
                 ).fetchall():
                     batch = reader.read(split_lines(decompress(data), start, first_line))
                     added += _apply(c, batch, spath, generation)[0]
-    from lazy.builders import refresh
-
-    refresh(store, full=True)
+        refresh_in(c, full=True)  # regrouped in the same transaction: never seen half-done
     return added
 
 

@@ -8,12 +8,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
 from lazy.capture.pipeline import file_identity
 from lazy.capture.projects import project_of
-from lazy.model import ONESHOT_MARKER
-from lazy.sources.claude import is_local_boilerplate
+from lazy.sources.claude import ClaudeReader
+from lazy.sources.jsonl import split_lines
 
 HEAD_BYTES = 256 * 1024
 
@@ -88,33 +86,27 @@ def worktrees(repo: str) -> list[str]:
 
 
 def read_head(path: Path) -> tuple[str | None, str | None, bool]:
-    """(cwd, sessionId, is a lazy one-shot) from the first lines of a session file."""
-    cwd = sid = None
+    """(cwd, the parent session a subagent file names, is a lazy one-shot) from the first
+    lines of a session file, read by the same reader and one-shot rule as capture."""
     try:
         with open(path, "rb") as f:
             head = f.read(HEAD_BYTES)
     except OSError:
         return None, None, False
-    for raw in head.split(b"\n")[:-1] if b"\n" in head else []:
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(obj, dict):
-            continue
-        cwd = cwd or (obj.get("cwd") if isinstance(obj.get("cwd"), str) else None)
-        sid = sid or (obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else None)
-        if obj.get("type") == "user" and not obj.get("isMeta"):
-            msg = obj.get("message") or {}
-            content = msg.get("content") if isinstance(msg, dict) else None
-            if isinstance(content, list):
-                content = next(
-                    (b.get("text") for b in content if isinstance(b, dict) and "text" in b), None
-                )
-            if isinstance(content, str) and not is_local_boilerplate(content):
-                # the marker is anchored at the very start of the first user message
-                return cwd, sid, content.startswith(ONESHOT_MARKER)
-    return cwd, sid, False
+    sid, agent = file_identity(path)
+    reader = ClaudeReader(str(path), sid, agent)
+    parent = None
+    facts = None
+    for line in split_lines(head, 0, 1):
+        batch = reader.read([line])
+        if batch.sidechain_of:
+            parent = next(iter(batch.sidechain_of.values()))[0]
+        facts = next(iter(reader.facts.values()), None)
+        if facts is not None and facts.first_user_seen:
+            break  # the rule looks at the first user message only
+    if facts is None:
+        return None, parent, False
+    return facts.cwd, parent, agent is None and facts.oneshot
 
 
 def _files(root: Path) -> list[Path]:

@@ -25,22 +25,26 @@ class Ambiguous(LookupError):
         super().__init__(f"{prefix!r} matches {len(candidates)} conversations")
 
 
+def _escape_like(text: str) -> str:
+    """``text`` matched literally by ``LIKE … ESCAPE '\\'``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
     """A Builder id from any of its session ids or a unique prefix of one."""
     ident = ident.strip()
     if not ident:
         raise NotFound("an empty id")
-    like = ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    rows = conn.execute(
-        "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
-        " WHERE s.kind='main' AND (s.id = ? OR s.id LIKE ? ESCAPE '\\')",
-        (ident, like),
-    ).fetchall()
     exact = conn.execute(
         "SELECT builder_id FROM sessions WHERE id=? AND builder_id IS NOT NULL", (ident,)
     ).fetchone()
     if exact is not None:
         return str(exact[0])
+    rows = conn.execute(
+        "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
+        " WHERE s.kind='main' AND s.id LIKE ? ESCAPE '\\'",
+        (_escape_like(ident) + "%",),
+    ).fetchall()
     ids = sorted(r[0] for r in rows)
     if not ids:
         raise NotFound(ident)
@@ -179,7 +183,7 @@ def search_messages(
     conn: sqlite3.Connection, text: str, projects: list[str] | None, limit: int = 50
 ) -> list[tuple[str, int, str]]:
     """A plain scan (the Tantivy index replaces it): (builder id, number, text)."""
-    like = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    like = "%" + _escape_like(text) + "%"
     sql = (
         "SELECT m.builder_id, m.number, m.text FROM messages m JOIN builders b ON b.id=m.builder_id"
         " JOIN sessions s ON s.id=m.session_id"

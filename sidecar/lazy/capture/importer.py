@@ -31,13 +31,10 @@ def plan(store: Store, discovery: Discovery) -> Plan:
     p = Plan(discovery)
     conn = store.conn
     for sid, cand in sorted(discovery.sessions.items(), key=lambda kv: kv[1].mtime_ns):
-        row = conn.execute(
-            "SELECT message_count FROM sessions WHERE id=? AND kind='main'", (sid,)
-        ).fetchone()
         seen = conn.execute(
             "SELECT size, read_offset, status FROM source_files WHERE path=?", (str(cand.path),)
         ).fetchone()
-        if row is not None and row[0] > 0:
+        if _has_conversation(store, sid):
             p.imported.append(sid)
             if seen is None or (seen[2] == "ok" and seen[1] < cand.size):
                 # a larger copy found elsewhere, an interrupted capture, or turns written since
@@ -75,6 +72,15 @@ def run_import(
     return report
 
 
+def _has_conversation(store: Store, sid: str) -> bool:
+    """The store holds this session with something said in it (not an empty shell)."""
+    return bool(
+        store.conn.execute(
+            "SELECT 1 FROM sessions WHERE id=? AND kind='main' AND message_count>0", (sid,)
+        ).fetchone()
+    )
+
+
 def _import_session(
     store: Store,
     discovery: Discovery,
@@ -83,16 +89,12 @@ def _import_session(
     on_file: Progress | None,
     ahead: _Ahead,
 ) -> None:
-    existed = bool(
-        store.conn.execute(
-            "SELECT message_count FROM sessions WHERE id=? AND kind='main' AND message_count>0",
-            (sid,),
-        ).fetchone()
-    )
-    statuses = []
+    existed = _has_conversation(store, sid)
+    main = None
     for cand in discovery.files_of(sid):
         res = capture_file(store, cand.path, regroup=False, fresh=ahead.take(cand))
-        statuses.append((cand, res))
+        if not cand.is_sidechain:
+            main = res
         report.messages_added += res.messages_added
         report.bytes_read += res.bytes_read
         report.quarantined += [
@@ -100,7 +102,6 @@ def _import_session(
         ]
         if on_file:
             on_file(cand)
-    main = statuses[0][1] if statuses and not statuses[0][0].is_sidechain else None
     if main is None:
         return
     if main.status == "refused":
@@ -110,9 +111,7 @@ def _import_session(
         report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))
     elif main.status == "oneshot":
         report.ignored_oneshots += 1
-    elif not store.conn.execute(
-        "SELECT 1 FROM sessions WHERE id=? AND message_count>0", (sid,)
-    ).fetchone():
+    elif not _has_conversation(store, sid):
         report.skipped.append(
             SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
         )

@@ -42,6 +42,8 @@ class MessagePart:
     request_id: str | None = None
     usage: dict[str, Any] | None = None
     meta: bool = False  # harness text (expanded command prompt, compact summary)
+    provider: str | None = None  # model provider (openai, anthropic, ...) when the source says
+    agent_mode: str | None = None  # OpenCode's agent (build, plan, ...)
 
 
 @dataclass(slots=True)
@@ -65,6 +67,9 @@ class SessionFacts:
     head_uuid: str | None = None  # first user/assistant entry that is not harness text
     head_parent: str | None = None
     tail_uuid: str | None = None  # the last entry read
+    git_commit: str | None = None
+    git_repo: str | None = None  # remote URL
+    provider: str | None = None
 
 
 @dataclass(slots=True)
@@ -73,6 +78,7 @@ class Quarantined:
     offset: int
     reason: str
     raw: bytes
+    origin: str | None = None  # the file, when not the one being captured (OpenCode's records)
 
 
 @dataclass(slots=True)

@@ -12,6 +12,34 @@ import orjson
 
 from lazy.model import Role
 
+# Tool output and tool inputs are cut to this many characters in derived rows; the whole
+# of them stays in the raw archive.
+TOOL_OUTPUT_KEPT = 16 * 1024
+
+
+def clip(value: Any) -> Any:
+    """A tool input with long strings (a whole file being written) cut to their head."""
+    if isinstance(value, str) and len(value) > TOOL_OUTPUT_KEPT:
+        return value[:TOOL_OUTPUT_KEPT] + f"… ({len(value):,} characters in all)"
+    if isinstance(value, dict):
+        return {k: clip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clip(v) for v in value]
+    return value
+
+
+def result_block(tool_use_id: Any, text: str, is_error: bool) -> dict[str, Any]:
+    """A tool_result block: the output's head, and its full length when cut."""
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "text": text[:TOOL_OUTPUT_KEPT],
+        "is_error": is_error,
+    }
+    if len(text) > TOOL_OUTPUT_KEPT:
+        block["chars"] = len(text)
+    return block
+
 
 def role_of(blocks: list[dict[str, Any]], provisional: Role) -> Role:
     """The role a whole message plays, from its block kinds."""

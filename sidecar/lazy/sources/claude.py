@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from lazy.blocks import clip, result_block
 from lazy.model import (
     ONESHOT_MARKER,
     Entry,
@@ -143,11 +144,9 @@ _BASH_INPUT = re.compile(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
 
 SYSTEM_NOISE = {"turn_duration", "stop_hook_summary"}
 
+
 # Tool output is the bulk of a transcript. Derived rows keep its head (what a reader skims);
 # every byte of it stays verbatim in the raw archive, from which it can be re-derived.
-TOOL_OUTPUT_KEPT = 16 * 1024
-
-
 def command_invocation(text: str) -> tuple[str, str] | None:
     """(name without slash, args) when the text is wholly a slash-command invocation."""
     if "<command-name>" not in text:
@@ -195,17 +194,6 @@ def _result_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def _clip(value: Any) -> Any:
-    """A tool input with long strings (a whole file being written) cut to their head."""
-    if isinstance(value, str) and len(value) > TOOL_OUTPUT_KEPT:
-        return value[:TOOL_OUTPUT_KEPT] + f"… ({len(value):,} characters in all)"
-    if isinstance(value, dict):
-        return {k: _clip(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clip(v) for v in value]
-    return value
-
-
 def normalize_blocks(content: Any) -> list[dict[str, Any]]:
     """Content blocks without base64 payloads or signatures, in their original order."""
     if isinstance(content, str):
@@ -232,20 +220,15 @@ def normalize_blocks(content: Any) -> list[dict[str, Any]]:
                     "type": "tool_use",
                     "id": b.get("id"),
                     "name": b.get("name"),
-                    "input": _clip(b.get("input")),
+                    "input": clip(b.get("input")),
                 }
             )
         elif kind == "tool_result":
-            text = _result_text(b.get("content"))
-            block = {
-                "type": "tool_result",
-                "tool_use_id": b.get("tool_use_id"),
-                "text": text[:TOOL_OUTPUT_KEPT],
-                "is_error": bool(b.get("is_error")),
-            }
-            if len(text) > TOOL_OUTPUT_KEPT:
-                block["chars"] = len(text)  # the whole output stays in the raw archive
-            blocks.append(block)
+            blocks.append(
+                result_block(
+                    b.get("tool_use_id"), _result_text(b.get("content")), bool(b.get("is_error"))
+                )
+            )
         elif kind == "image":
             blocks.append(_image_placeholder(b))
         else:

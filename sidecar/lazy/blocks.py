@@ -76,18 +76,41 @@ def render(blocks: list[dict[str, Any]]) -> str:
     said = spoken(blocks)
     if said:
         return said
-    rest: list[str] = []
-    for b in blocks:
-        kind = b["type"]
-        if kind == "thinking":
-            rest.append(b["text"])
-        elif kind == "tool_result":
-            more = b.get("chars")
-            rest.append(b["text"] + (f"\n… ({more:,} characters in all)" if more else ""))
-        elif kind == "tool_use":
-            args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
-            rest.append(f"{b.get('name')}({args})")
+    rest = (render_block(b) for b in blocks if b["type"] in ("thinking", "tool_result", "tool_use"))
     return "\n\n".join(r for r in rest if r)
+
+
+def render_block(b: dict[str, Any]) -> str:
+    """One block as text, whatever its kind (a full-transcript rendering)."""
+    kind = b["type"]
+    if kind in ("text", "thinking"):
+        return str(b.get("text", ""))
+    if kind == "tool_use":
+        args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
+        return f"{b.get('name')}({args})"
+    if kind == "tool_result":
+        more = b.get("chars")
+        return str(b.get("text", "")) + (f"\n… ({more:,} characters in all)" if more else "")
+    if kind == "image":
+        return _said(b) or ""
+    if kind == "redacted_thinking":
+        return "[redacted thinking]"
+    if kind == "file":
+        return f"[file {b.get('filename') or ''} {b.get('media_type') or ''}]".replace("  ", " ")
+    if kind == "subtask":
+        return f"[subtask {b.get('agent') or ''}] {b.get('description') or ''}\n{b.get('prompt') or ''}"
+    if kind == "patch":
+        return "[patch] " + ", ".join(str(f) for f in b.get("files") or [])
+    if kind == "compaction":
+        return "[compaction]"
+    if kind == "agent":
+        return f"[agent {b.get('name') or ''}]"
+    return f"[{kind}]"
+
+
+def render_all(blocks: list[dict[str, Any]]) -> str:
+    """Every block of a message, joined with blank lines."""
+    return "\n\n".join(t for t in map(render_block, blocks) if t)
 
 
 def calls(blocks: list[dict[str, Any]], width: int = 160) -> list[str]:

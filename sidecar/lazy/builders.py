@@ -27,12 +27,13 @@ from lazy.store import Store
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
-JOIN_VERSION = 3
+JOIN_VERSION = 4
 
 
 @dataclass(slots=True)
 class _S:
     id: str
+    tool: str
     started_at: str
     version: str
     clear_start: bool
@@ -73,9 +74,13 @@ def _link(
         return None, "root"
     # a copy: a fork from 2.x on (and whenever it says so), a resume in 1.0.x
     copy = "continue" if s.version.startswith("1.") and not s.forked else "fork"
+    if s.tool != "claude":  # Codex resumes in the same file; a fork names its origin
+        copy = "fork"
     if s.copied_from:
         origin = by_id.get(s.copied_from)
         return (origin.id if origin and origin.rank < s.rank else None), copy
+    if s.tool != "claude":
+        return None, "root"  # the uuid-DAG rules below are Claude Code's
     if s.head_msg and s.version.startswith("1."):
         # 1.0.x -p --resume replays the earlier chain with fresh uuids but the same replies
         first = first_with_head.get(s.head_msg)
@@ -158,12 +163,13 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
         " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count,"
-        " tail_uuid FROM sessions WHERE kind='main' AND oneshot=0"
+        " tail_uuid, tool FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
     rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
         _S(
             id=r[0],
+            tool=r[14],
             started_at=r[1],
             version=r[2],
             clear_start=bool(r[3]),
@@ -232,9 +238,10 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     for sid, root in forked.items():
         touched.add(sid)
         c.execute(
-            "INSERT INTO builders(id, tool, forked_from) VALUES (?, 'claude', ?)"
+            "INSERT INTO builders(id, tool, forked_from)"
+            " SELECT ?, tool, ? FROM sessions WHERE id=?"
             " ON CONFLICT(id) DO UPDATE SET forked_from=excluded.forked_from",
-            (sid, root),
+            (sid, root, sid),
         )
     return touched & live
 
@@ -336,7 +343,7 @@ def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> int:
 
 def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str], count: int) -> None:
     first = c.execute(
-        "SELECT project, started_at, title FROM sessions WHERE id=?", (session_ids[0],)
+        "SELECT project, started_at, title, tool FROM sessions WHERE id=?", (session_ids[0],)
     ).fetchone()
     marks = ",".join("?" * len(session_ids))
     span = c.execute(
@@ -364,9 +371,9 @@ def _summarize(c: sqlite3.Connection, bid: str, session_ids: list[str], count: i
     summary = first_words[:300]
     c.execute(
         "INSERT INTO builders(id, tool, project, started_at, updated_at, summary, title,"
-        " message_count) VALUES (?, 'claude', ?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
+        " message_count) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET"
         " project=excluded.project, started_at=excluded.started_at,"
         " updated_at=excluded.updated_at, summary=excluded.summary, title=excluded.title,"
         " message_count=excluded.message_count",
-        (bid, first[0], span[0], span[1], summary, title[0] if title else None, count),
+        (bid, first[3], first[0], span[0], span[1], summary, title[0] if title else None, count),
     )

@@ -70,6 +70,7 @@ class SessionFacts:
     git_commit: str | None = None
     git_repo: str | None = None  # remote URL
     provider: str | None = None
+    cursor: str | None = None  # reader state carried from one capture to the next (Codex: its turn)
 
 
 @dataclass(slots=True)
@@ -171,3 +172,58 @@ class ImportReport(BaseModel):
     messages_added: int = 0
     bytes_read: int = 0
     dry_run: bool = False
+
+
+# ---- per-message memories (lazy import <tool>, get, ls) ---------------------------------
+
+
+class MemoryView(BaseModel):
+    id: str
+    path: str
+    tree: str
+    name: str
+    content: str
+    meta: dict[str, Any]
+    temporal: str | None
+    created_at: str
+    updated_at: str
+
+
+class TreeChild(BaseModel):
+    name: str
+    path: str
+    kind: Literal["node", "memory"]
+    count: int  # memories at or below it
+
+
+class SessionImport(BaseModel):
+    session_id: str
+    node: str  # the session's tree node
+    project_slug: str
+    cwd: str | None = None
+    messages: int = 0  # memories planned for it
+    inserted: int = 0
+    updated: int = 0
+    skipped: int = 0
+
+
+class SessionSkip(BaseModel):
+    session_id: str
+    kind: Literal["project", "temp_cwd", "since", "until", "no_start", "trivial"]
+    reason: str
+    cwd: str | None = None
+
+
+class AgentImportReport(BaseModel):
+    tool: str
+    dry_run: bool = False
+    content_mode: Literal["default", "full_transcript"] = "default"
+    sources: list[str] = Field(default_factory=list)
+    found: int = 0  # sessions found under the sources
+    sessions: list[SessionImport] = Field(default_factory=list)
+    skipped_sessions: list[SessionSkip] = Field(default_factory=list)
+    inserted: int = 0
+    updated: int = 0
+    skipped: int = 0  # memories already stored as planned
+    quarantined: list[QuarantineInfo] = Field(default_factory=list)
+    errors: list[SkipInfo] = Field(default_factory=list)  # sessions that could not be read

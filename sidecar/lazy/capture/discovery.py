@@ -1,4 +1,5 @@
-"""Finding Claude Code session files: every projects dir for this repo, deduplicated."""
+"""Finding sessions on disk: Claude Code's projects dirs for this repo, Codex rollouts,
+OpenCode's data dir; one candidate per session, the most complete copy."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from lazy.capture.pipeline import file_identity
 from lazy.capture.projects import project_of
-from lazy.sources.claude import ClaudeReader
+from lazy.model import Quarantined
+from lazy.sources import COMPRESSED, file_identity, make_reader
 from lazy.sources.jsonl import split_lines
 
 HEAD_BYTES = 256 * 1024
@@ -25,6 +27,10 @@ class Candidate:
     mtime_ns: int
     cwd: str | None = None
     oneshot: bool = False
+    tool: str = "claude"
+    started_at: str | None = None
+    ref: Any = None  # OpenCode: the session's SessionRef (its records are not one file)
+    data_dir: Path | None = None  # ... and the data dir it was listed from
 
     @property
     def is_sidechain(self) -> bool:
@@ -37,6 +43,7 @@ class Discovery:
     sessions: dict[str, Candidate] = field(default_factory=dict)  # main session id -> copy
     sidechains: dict[str, list[Candidate]] = field(default_factory=dict)  # by parent id
     oneshots: dict[str, Candidate] = field(default_factory=dict)
+    problems: list[Quarantined] = field(default_factory=list)  # sources that could not be listed
 
     def files_of(self, session_id: str) -> list[Candidate]:
         main = self.sessions.get(session_id)
@@ -85,28 +92,43 @@ def worktrees(repo: str) -> list[str]:
     return out
 
 
-def read_head(path: Path) -> tuple[str | None, str | None, bool]:
-    """(cwd, the parent session a subagent file names, is a lazy one-shot) from the first
-    lines of a session file, read by the same reader and one-shot rule as capture."""
+@dataclass(slots=True)
+class Head:
+    cwd: str | None = None
+    parent: str | None = None  # the session a subagent's file names as its parent
+    oneshot: bool = False
+    started_at: str | None = None
+
+
+def read_head(path: Path, tool: str = "claude") -> Head:
+    """What the first lines of a session file say, read by the same reader and one-shot
+    rule as capture."""
     try:
-        with open(path, "rb") as f:
+        if path.name.endswith(COMPRESSED):
+            from lazy.capture.pipeline import open_source
+
+            f = open_source(path)[0]
+        else:
+            f = open(path, "rb")  # noqa: SIM115 - closed just below
+        with f:
             head = f.read(HEAD_BYTES)
-    except OSError:
-        return None, None, False
+    except Exception:  # unreadable or damaged: capture will say why
+        return Head()
     sid, agent = file_identity(path)
-    reader = ClaudeReader(str(path), sid, agent)
-    parent = None
+    reader = make_reader(tool, str(path), sid, agent)
+    out = Head()
     facts = None
     for line in split_lines(head, 0, 1):
         batch = reader.read([line])
         if batch.sidechain_of:
-            parent = next(iter(batch.sidechain_of.values()))[0]
+            out.parent = next(iter(batch.sidechain_of.values()))[0]
         facts = next(iter(reader.facts.values()), None)
         if facts is not None and facts.first_user_seen:
             break  # the rule looks at the first user message only
-    if facts is None:
-        return None, parent, False
-    return facts.cwd, parent, agent is None and facts.oneshot
+    if facts is not None:
+        out.cwd, out.started_at = facts.cwd, facts.first_timestamp
+        out.oneshot = agent is None and facts.oneshot
+    return out
 
 
 def _files(root: Path) -> list[Path]:
@@ -159,13 +181,15 @@ def discover(
             except OSError:
                 continue
             sid, agent = file_identity(path)
-            cwd, head_sid, oneshot = read_head(path)
+            head = read_head(path)
+            cwd, oneshot = head.cwd, head.oneshot
             # a head with no cwd in it (a big pasted image first) stays: its dir name matched
             if filtered and cwd is not None and not _in_project(cwd, repos):
                 continue
-            if agent is not None and head_sid and sid.startswith("agent-"):
-                sid = head_sid
+            if agent is not None and head.parent and sid.startswith("agent-"):
+                sid = head.parent
             cand = Candidate(path, sid, agent, st.st_size, st.st_mtime_ns, cwd, oneshot)
+            cand.started_at = head.started_at
             if agent is not None:
                 old_layout_agents.append(cand)
             elif oneshot:
@@ -185,3 +209,138 @@ def discover(
     for (sid, _), cand in sorted(by_key.items(), key=lambda kv: str(kv[1].path)):
         result.sidechains.setdefault(sid, []).append(cand)
     return result
+
+
+def _keep_best(into: dict[str, Candidate], cand: Candidate) -> None:
+    best = into.get(cand.session_id)
+    if best is None or (cand.size, cand.mtime_ns) > (best.size, best.mtime_ns):
+        into[cand.session_id] = cand
+
+
+def _explicit(sources: list[Path] | None) -> list[Path]:
+    return [Path(os.path.abspath(Path(s).expanduser())) for s in sources or []]
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+
+
+def _rollouts(root: Path) -> list[Path]:
+    """Rollouts under a Codex home (its sessions/ and archived_sessions/), or under any dir
+    of rollout copies."""
+    dirs = [d for d in (root / "sessions", root / "archived_sessions") if d.is_dir()] or [root]
+    out = []
+    for top in dirs:
+        for dirpath, _, filenames in os.walk(top):
+            for name in filenames:
+                if name in ("history.jsonl", "session_index.jsonl"):
+                    continue
+                if name.endswith(".jsonl") or any(name.endswith(".jsonl" + e) for e in COMPRESSED):
+                    out.append(Path(dirpath) / name)
+    return sorted(out)
+
+
+def discover_codex(
+    sources: list[Path] | None = None, project: str | None = None, *, default_roots: bool = True
+) -> Discovery:
+    """Codex rollouts under $CODEX_HOME (default ~/.codex) and ``sources``; with
+    ``project``, those whose cwd lies in it. A subagent's thread is a sidechain of the
+    thread that spawned it, when that one is found too."""
+    roots = ([codex_home()] if default_roots else []) + _explicit(sources)
+    result = Discovery(roots=roots)
+    repos = worktrees(project) if project else []
+    children: list[Candidate] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for path in _rollouts(root):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            head = read_head(path, "codex")
+            if project is not None and not _in_project(head.cwd, repos):
+                continue
+            sid = file_identity(path)[0]
+            cand = Candidate(path, sid, None, st.st_size, st.st_mtime_ns, head.cwd, tool="codex")
+            cand.started_at = head.started_at
+            if head.parent:
+                cand.agent_id, cand.session_id = sid, head.parent
+                children.append(cand)
+            else:
+                _keep_best(result.sessions, cand)
+    _attach(result, children)
+    return result
+
+
+def _attach(result: Discovery, children: list[Candidate]) -> None:
+    """Children go with their parent's session; one whose parent is not found stands alone."""
+    best: dict[str, Candidate] = {}
+    for cand in children:
+        assert cand.agent_id is not None
+        prev = best.get(cand.agent_id)
+        if prev is None or (cand.size, cand.mtime_ns) > (prev.size, prev.mtime_ns):
+            best[cand.agent_id] = cand
+    for agent, cand in sorted(best.items()):
+        if cand.session_id in result.sessions:
+            result.sidechains.setdefault(cand.session_id, []).append(cand)
+        else:
+            cand.session_id, cand.agent_id = agent, None
+            _keep_best(result.sessions, cand)
+
+
+def opencode_home() -> Path:
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "opencode"
+
+
+def opencode_key(ref: Any) -> str:
+    """The store's name for an OpenCode session's source: its JSON file, or db#session."""
+    loc = str(ref.location)
+    return f"{loc}#{ref.session_id}" if loc.endswith(".db") else loc
+
+
+def discover_opencode(
+    sources: list[Path] | None = None, project: str | None = None, *, default_roots: bool = True
+) -> Discovery:
+    """OpenCode sessions in its data dir ($XDG_DATA_HOME/opencode: opencode.db and the
+    older JSON storage) and ``sources``; child sessions are sidechains of their parent."""
+    from lazy.sources.opencode import iso_ms, list_sessions
+
+    roots = ([opencode_home()] if default_roots else []) + _explicit(sources)
+    result = Discovery(roots=roots)
+    repos = worktrees(project) if project else []
+    children: list[Candidate] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        refs, problems = list_sessions(root)
+        result.problems += problems
+        for ref in refs:
+            if project is not None and not _in_project(ref.directory, repos):
+                continue
+            mtime = (ref.updated_ms or 0) * 1_000_000
+            cand = Candidate(Path(opencode_key(ref)), ref.session_id, None, 1, mtime, ref.directory)
+            cand.tool, cand.ref, cand.started_at = "opencode", ref, iso_ms(ref.created_ms)
+            cand.data_dir = root
+            if ref.parent_id:
+                cand.agent_id, cand.session_id = ref.session_id, ref.parent_id
+                children.append(cand)
+            else:
+                _keep_best(result.sessions, cand)
+    _attach(result, children)
+    return result
+
+
+def discover_tool(
+    tool: str,
+    sources: list[Path] | None = None,
+    project: str | None = None,
+    *,
+    default_roots: bool = True,
+) -> Discovery:
+    if tool == "codex":
+        return discover_codex(sources, project, default_roots=default_roots)
+    if tool == "opencode":
+        return discover_opencode(sources, project, default_roots=default_roots)
+    return discover(sources, project, default_roots=default_roots)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from lazy.builders import refresh
 from lazy.capture.discovery import Candidate, Discovery
-from lazy.capture.pipeline import Fresh, capture_file, parse_ahead
+from lazy.capture.pipeline import CaptureResult, Fresh, capture_file, parse_ahead
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
 from lazy.store import Store
 
@@ -32,11 +32,12 @@ def plan(store: Store, discovery: Discovery) -> Plan:
     conn = store.conn
     for sid, cand in sorted(discovery.sessions.items(), key=lambda kv: kv[1].mtime_ns):
         seen = conn.execute(
-            "SELECT size, read_offset, status FROM source_files WHERE path=?", (str(cand.path),)
+            "SELECT size, read_offset, status, stamp FROM source_files WHERE path=?",
+            (str(cand.path),),
         ).fetchone()
         if _has_conversation(store, sid):
             p.imported.append(sid)
-            if seen is None or (seen[2] == "ok" and seen[1] < cand.size):
+            if seen is None or (seen[2] == "ok" and _grown(cand, seen[1], seen[3])):
                 # a larger copy found elsewhere, an interrupted capture, or turns written since
                 p.behind.append(sid)
             continue
@@ -72,6 +73,24 @@ def run_import(
     return report
 
 
+def _grown(cand: Candidate, read_offset: int, stamp: str | None) -> bool:
+    """The source holds more than the store read of it: a file grew past where capture
+    stopped; a record store (OpenCode) has a new stamp."""
+    if cand.ref is not None:
+        return bool(stamp != cand.ref.stamp)
+    return read_offset < cand.size
+
+
+def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> CaptureResult:
+    """Capture one discovered candidate, whichever agent wrote it; Builders not regrouped."""
+    if cand.ref is not None:
+        from lazy.capture.opencode import capture_session
+
+        assert cand.data_dir is not None
+        return capture_session(store, cand.data_dir, cand.ref, regroup=False)
+    return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.tool)
+
+
 def _has_conversation(store: Store, sid: str) -> bool:
     """The store holds this session with something said in it (not an empty shell)."""
     return bool(
@@ -92,7 +111,7 @@ def _import_session(
     existed = _has_conversation(store, sid)
     main = None
     for cand in discovery.files_of(sid):
-        res = capture_file(store, cand.path, regroup=False, fresh=ahead.take(cand))
+        res = capture(store, cand, ahead.take(cand))
         if not cand.is_sidechain:
             main = res
         report.messages_added += res.messages_added
@@ -150,10 +169,14 @@ class _Ahead:
         if self.next < len(self.order):
             upcoming = self.order[self.next]
             if (
-                upcoming.size > 0
+                upcoming.ref is None
+                and upcoming.size > 0
                 and not self.store.conn.execute(
                     "SELECT 1 FROM source_files WHERE path=?", (str(upcoming.path),)
                 ).fetchone()
             ):
-                self.pending = (upcoming, self.pool.submit(parse_ahead, upcoming.path))
+                self.pending = (
+                    upcoming,
+                    self.pool.submit(parse_ahead, upcoming.path, upcoming.tool),
+                )
         return fresh

@@ -4,7 +4,9 @@ per batch. Safe to run from several processes at once on the same file."""
 from __future__ import annotations
 
 import errno
+import gzip
 import hashlib
+import io
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -18,10 +20,16 @@ from lazy.blocks import role_of, spoken
 from lazy.builders import refresh, refresh_in
 from lazy.capture.projects import project_of
 from lazy.model import MessagePart, Quarantined, ReadBatch, SessionFacts
-from lazy.sources.claude import ClaudeReader
+from lazy.sources import COMPRESSED, LineReader, file_identity, make_reader, tool_of
 from lazy.sources.jsonl import read_complete, split_lines
 from lazy.store import Store, StoreError, now_iso
-from lazy.store.archive import compress_raw, decompress, pack_blocks, unpack_blocks
+from lazy.store.archive import (
+    compress_raw,
+    decompress,
+    decompress_frames,
+    pack_blocks,
+    unpack_blocks,
+)
 
 BATCH = 16 * 1024 * 1024
 WINDOW = 4096  # bytes hashed at the head and just before the read offset
@@ -46,43 +54,44 @@ class Fresh:
     """The first batch of a file the store has not seen, read and parsed ahead of its
     write (off the store's thread: bulk import overlaps parsing with SQLite and zstd)."""
 
-    st: os.stat_result
+    size: int
+    mtime_ns: int
     data: bytes
     raw: bytes
     batch: ReadBatch
-    reader: ClaudeReader
+    reader: LineReader
     prepared: dict[str, list[_Message]]
 
 
-def parse_ahead(path: Path) -> Fresh | None:
+def open_source(path: Path) -> tuple[IO[bytes], int, int]:
+    """(the file, its size, its mtime); a compressed rollout is read decompressed."""
+    if path.name.endswith(COMPRESSED):
+        st = os.stat(path)
+        with open(path, "rb") as raw:
+            packed = raw.read()
+        data = gzip.decompress(packed) if path.name.endswith(".gz") else decompress_frames(packed)
+        return io.BytesIO(data), len(data), st.st_mtime_ns
+    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    st = os.fstat(f.fileno())
+    return f, st.st_size, st.st_mtime_ns
+
+
+def parse_ahead(path: Path, tool: str | None = None) -> Fresh | None:
     """Pure: touches the file, never the store. None when the file cannot be read."""
     sid, agent = file_identity(path)
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
+        f, size, mtime = open_source(path)
+        with f:
             data = read_complete(f, 0, BATCH)
-    except OSError:
+    except (OSError, ValueError):
         return None
-    reader = ClaudeReader(str(path), sid, agent)
+    reader = make_reader(tool or tool_of(path), str(path), sid, agent)
     batch = reader.read(split_lines(data, 0, 1))
-    return Fresh(st, data, compress_raw(data), batch, reader, prepare(batch))
+    return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
 
 
 class _Conflict(Exception):
     """Another process advanced this file between our read and our write."""
-
-
-def file_identity(path: Path) -> tuple[str, str | None]:
-    """(session id the path gives, agent id for a subagent file)."""
-    stem = path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.stem
-    if stem.startswith("agent-"):
-        agent = stem[len("agent-") :]
-        parts = path.parts
-        if "subagents" in parts:
-            i = len(parts) - 1 - parts[::-1].index("subagents")
-            return parts[i - 1], agent
-        return stem, agent  # older layout: the lines name the parent session
-    return stem, None
 
 
 def _hash(f: IO[bytes], start: int, end: int) -> bytes:
@@ -110,7 +119,7 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
         r = conn.execute(
             "SELECT cwd, git_branch, version, started_at, updated_at, title, clear_start,"
             " continued_in, oneshot, first_user_seen, head_uuid, head_parent, copied_from,"
-            " forked, head_msg, tail_uuid"
+            " forked, head_msg, tail_uuid, git_commit, git_repo, provider, cursor"
             " FROM sessions WHERE id = ?",
             (key,),
         ).fetchone()
@@ -133,25 +142,36 @@ def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None
             forked=bool(r[13]),
             head_msg=r[14],
             tail_uuid=r[15],
+            git_commit=r[16],
+            git_repo=r[17],
+            provider=r[18],
+            cursor=r[19],
         )
 
     return load
 
 
 def capture_file(
-    store: Store, path: Path, *, regroup: bool = True, fresh: Fresh | None = None
+    store: Store,
+    path: Path,
+    *,
+    regroup: bool = True,
+    fresh: Fresh | None = None,
+    tool: str | None = None,
 ) -> CaptureResult:
     """Capture what ``path`` holds beyond what the store has; idempotent.
 
     ``fresh`` is the file's first batch parsed ahead by :func:`parse_ahead`; it is used only
-    when the store turns out to know nothing of the file or its session.
+    when the store turns out to know nothing of the file or its session. ``tool`` is the
+    agent that wrote it (default: told by its name).
     """
     sid, _ = file_identity(path)
+    tool = tool or tool_of(path)
     result = CaptureResult(str(path), sid, "unchanged")
     for _ in range(20):
         try:
             # a retry carries on from what the lost race's committed batches stored
-            _capture(store, path, fresh, result)
+            _capture(store, path, tool, fresh, result)
             break
         except _Conflict:
             fresh = None
@@ -186,19 +206,25 @@ def _fail(
     return result
 
 
-def _capture(store: Store, path: Path, fresh: Fresh | None, result: CaptureResult) -> CaptureResult:
+def _capture(
+    store: Store, path: Path, tool: str, fresh: Fresh | None, result: CaptureResult
+) -> CaptureResult:
     spath = str(path)
     sid, agent = file_identity(path)
     try:
-        st = os.stat(path)
-        f = open(path, "rb")  # noqa: SIM115 - closed below, across the batches
+        f, size, mtime = open_source(path)  # closed below, across the batches
     except FileNotFoundError as e:
         return _fail(store, path, sid, "missing", e, result)
     except OSError as e:
         return _fail(store, path, sid, "error", e, result)
+    except Exception as e:  # a damaged compressed rollout
+        err = OSError(errno.EIO, f"cannot decompress: {e}")
+        return _fail(store, path, sid, "error", err, result)
     with f:
         try:
-            return _capture_open(store, path, spath, sid, agent, f, st, fresh, result)
+            return _capture_open(
+                store, path, spath, tool, sid, agent, f, size, mtime, fresh, result
+            )
         except OSError as e:  # the file went away or broke mid-read
             return _fail(store, path, sid, "error", e, result)
 
@@ -207,16 +233,17 @@ def _capture_open(
     store: Store,
     path: Path,
     spath: str,
+    tool: str,
     sid: str,
     agent: str | None,
     f: IO[bytes],
-    st: os.stat_result,
+    size: int,
+    mtime: int,
     fresh: Fresh | None,
     result: CaptureResult,
 ) -> CaptureResult:
     conn = store.conn
     row = _row(conn, spath)
-    size, mtime = st.st_size, st.st_mtime_ns
     if row is not None and row["status"] == "oneshot":
         result.status = "oneshot"
         return result
@@ -259,25 +286,25 @@ def _capture_open(
         " OR (parent_session_id=? AND agent_id=?) LIMIT 1",
         (agent, sid, sid, agent),
     ).fetchone()
-    if row is not None or known is not None or (fresh is not None and fresh.st.st_size > size):
+    if row is not None or known is not None or (fresh is not None and fresh.size > size):
         fresh = None  # what was parsed ahead did not know what the store knows
     if start == 0 and known is not None:
-        refusal = _strict_prefix(store, path, sid, agent, f)
+        refusal = _strict_prefix(store, path, tool, sid, agent, f)
         if refusal is not None:
             with store.write() as c:
                 _check(c, spath, expected)
-                _upsert_file(c, spath, sid, agent, size, mtime, status="refused")
+                _upsert_file(c, spath, tool, sid, agent, size, mtime, status="refused")
             store.log("refused", refusal, path=spath, session_id=sid, code="STRICT_PREFIX")
             result.status, result.reason = "refused", refusal
             return result
 
-    reader = fresh.reader if fresh else ClaudeReader(spath, sid, agent, load=_load_facts(conn))
+    reader = fresh.reader if fresh else make_reader(tool, spath, sid, agent, _load_facts(conn))
     wrote_any = False
     while True:
         prepared = None
         if fresh is not None:
             data, raw, batch, prepared = fresh.data, fresh.raw, fresh.batch, fresh.prepared
-            size, mtime = fresh.st.st_size, fresh.st.st_mtime_ns
+            size, mtime = fresh.size, fresh.mtime_ns
             fresh = None
         else:
             try:
@@ -298,13 +325,13 @@ def _capture_open(
                 return result
             if agent is not None and sid.startswith("agent-") and batch.sidechain_of:
                 sid = next(iter(batch.sidechain_of.values()))[0]  # older layout: name the parent
-            file_id = _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
+            file_id = _upsert_file(c, spath, tool, sid, agent, size, mtime, status="ok")
             c.execute(
                 "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
                 " VALUES (?,?,?,?,?,?)",
                 (file_id, generation, start, end, line_no, raw or compress_raw(data)),
             )
-            added, updated, touched = _apply(c, batch, spath, generation, prepared)
+            added, updated, touched = _apply(c, batch, spath, tool, generation, prepared)
             if agent is not None and "subagents" not in path.parts:
                 # 2.0.x layout: listed only if a tool call of the parent spawned it
                 c.execute(
@@ -331,7 +358,7 @@ def _capture_open(
         # line that stays torn costs no write on later passes
         with store.write() as c:
             _check(c, spath, expected)
-            _upsert_file(c, spath, sid, agent, size, mtime, status="ok")
+            _upsert_file(c, spath, tool, sid, agent, size, mtime, status="ok")
     if result.sessions:
         result.status = "captured"
     elif not wrote_any and start == 0:
@@ -350,6 +377,7 @@ def _check(c: sqlite3.Connection, spath: str, expected: tuple[int, int] | None) 
 def _upsert_file(
     c: sqlite3.Connection,
     spath: str,
+    tool: str,
     sid: str,
     agent: str | None,
     size: int,
@@ -359,11 +387,11 @@ def _upsert_file(
 ) -> int:
     c.execute(
         "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, status,"
-        " updated_at) VALUES (?, 'claude', ?, ?, ?, ?, ?, ?)"
+        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
         " session_id=excluded.session_id,"
         " status=excluded.status, updated_at=excluded.updated_at",
-        (spath, sid, agent, size, mtime, status, now_iso()),
+        (spath, tool, sid, agent, size, mtime, status, now_iso()),
     )
     r = c.execute("SELECT id FROM source_files WHERE path=?", (spath,)).fetchone()
     return int(r[0])
@@ -389,7 +417,7 @@ def _forget_file(c: sqlite3.Connection, spath: str, sid: str, size: int, mtime: 
 
 
 def _strict_prefix(
-    store: Store, path: Path, sid: str, agent: str | None, f: IO[bytes]
+    store: Store, path: Path, tool: str, sid: str, agent: str | None, f: IO[bytes]
 ) -> str | None:
     """Why this copy must not be stored: its messages are a strict prefix of what is."""
     stored: dict[str, list[str]] = {}
@@ -402,7 +430,7 @@ def _strict_prefix(
         stored.setdefault(key, []).append(msg_key)
     if not stored:
         return None
-    reader = ClaudeReader(str(path), sid, agent)
+    reader = make_reader(tool, str(path), sid, agent)
     seen: dict[str, list[str]] = {}
     start, line_no = 0, 1
     while True:
@@ -432,7 +460,7 @@ def rederive(store: Store, session_id: str) -> int:
     with store.write() as c:
         files = c.execute(
             # refused copies too: their earlier generations hold what the store shows
-            "SELECT id, path, agent_id FROM source_files WHERE session_id=?"
+            "SELECT id, path, agent_id, tool FROM source_files WHERE session_id=?"
             " AND status<>'oneshot' ORDER BY agent_id IS NOT NULL, path",
             (session_id,),
         ).fetchall()
@@ -453,20 +481,25 @@ def rederive(store: Store, session_id: str) -> int:
         ):
             c.executemany(f"DELETE FROM {table} WHERE {col}=?", [(k,) for k in keys])
         added = 0
-        for file_id, spath, agent in files:
+        for file_id, spath, agent, tool in files:
+            if tool == "opencode":
+                from lazy.capture.opencode import rederive_records
+
+                added += rederive_records(c, file_id, spath)
+                continue
             generations = c.execute(
                 "SELECT DISTINCT generation FROM raw_chunks WHERE file_id=? ORDER BY generation",
                 (file_id,),
             ).fetchall()
             for (generation,) in generations:
-                reader = ClaudeReader(spath, file_identity(Path(spath))[0], agent)
+                reader = make_reader(tool, spath, file_identity(Path(spath))[0], agent)
                 for start, first_line, data in c.execute(
                     "SELECT start, first_line, data FROM raw_chunks WHERE file_id=?"
                     " AND generation=? ORDER BY start",
                     (file_id, generation),
                 ).fetchall():
                     batch = reader.read(split_lines(decompress(data), start, first_line))
-                    added += _apply(c, batch, spath, generation)[0]
+                    added += _apply(c, batch, spath, tool, generation)[0]
         refresh_in(c, full=True)  # regrouped in the same transaction: never seen half-done
     return added
 
@@ -509,9 +542,14 @@ def _apply(
     c: sqlite3.Connection,
     batch: ReadBatch,
     spath: str,
+    tool: str,
     generation: int,
     prepared: dict[str, list[_Message]] | None = None,
+    *,
+    replace: bool = False,
 ) -> tuple[int, int, set[str]]:
+    """Store a batch. ``replace``: a message seen again with other content is rewritten
+    (OpenCode edits its records in place); else it can only grow by new lines."""
     added = updated = 0
     touched: set[str] = set()
     for q in batch.quarantine:
@@ -519,7 +557,7 @@ def _apply(
             "INSERT OR IGNORE INTO quarantine(path, line_no, byte_offset, generation, reason, raw,"
             " raw_size, at) VALUES (?,?,?,?,?,?,?,?)",
             (
-                spath,
+                q.origin or spath,
                 q.line_no,
                 q.offset,
                 generation,
@@ -562,10 +600,10 @@ def _apply(
         if prepared is None:
             prepared = prepare(batch)
         msgs = prepared.get(key, [])
-        a, u, last = _apply_messages(c, key, msgs, old[4] if old else 0, own)
+        a, u, last = _apply_messages(c, key, msgs, old[4] if old else 0, own, replace)
         added += a
         updated += u
-        relink = _upsert_session(c, key, facts, batch, a, last, old)
+        relink = _upsert_session(c, key, tool, facts, batch, a, last, old)
         if a or u or relink:
             touched.add(key)
             c.execute(
@@ -608,7 +646,12 @@ def prepare(batch: ReadBatch) -> dict[str, list[_Message]]:
 
 
 def _apply_messages(
-    c: sqlite3.Connection, key: str, msgs: list[_Message], last_seq: int, own: str | None
+    c: sqlite3.Connection,
+    key: str,
+    msgs: list[_Message],
+    last_seq: int,
+    own: str | None,
+    replace: bool = False,
 ) -> tuple[int, int, int]:
     """Insert new messages, merge grown ones: (added, updated, the last seq used)."""
     if not msgs:
@@ -629,6 +672,15 @@ def _apply_messages(
     for msg in msgs:
         if msg.key in existing:
             mid, old_blocks, old_uuids = existing[msg.key]
+            if replace:
+                if old_blocks != unpack_blocks(msg.row["blocks"], msg.row["text"]):
+                    c.execute(
+                        "UPDATE messages SET role=:role, kinds=:kinds, text=:text, blocks=:blocks,"
+                        " model=:model, usage=:usage, tool_name=:tool_name WHERE id=:id",
+                        {**msg.row, "id": mid},
+                    )
+                    updated += 1
+                continue
             have = set(orjson.loads(old_uuids))
             grown = [p for p in msg.parts if p.uuid not in have]
             if not grown:
@@ -667,13 +719,15 @@ def _apply_messages(
                 first.timestamp,
                 own,
                 seq if own else None,
+                first.provider,
+                first.agent_mode,
             )
         )
         added += 1
     c.executemany(
         "INSERT INTO messages(session_id, key, seq, role, kinds, text, blocks, uuids, meta,"
-        " model, request_id, usage, tool_name, ts, builder_id, number)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " model, request_id, usage, tool_name, ts, builder_id, number, provider, agent_mode)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         inserts,
     )
     return added, updated, seq
@@ -682,6 +736,7 @@ def _apply_messages(
 def _upsert_session(
     c: sqlite3.Connection,
     key: str,
+    tool: str,
     f: SessionFacts,
     batch: ReadBatch,
     added: int,
@@ -695,8 +750,8 @@ def _upsert_session(
         "INSERT INTO sessions(id, tool, kind, parent_session_id, agent_id, project, cwd,"
         " git_branch, version, started_at, updated_at, title, clear_start, first_user_seen,"
         " continued_in, head_uuid, head_parent, oneshot, message_count, copied_from, last_seq,"
-        " builder_id, forked, head_msg, tail_uuid)"
-        " VALUES (?, 'claude', ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " builder_id, forked, head_msg, tail_uuid, git_commit, git_repo, provider, cursor)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         " ON CONFLICT(id) DO UPDATE SET"
         " project=COALESCE(sessions.project, excluded.project),"
         " cwd=COALESCE(sessions.cwd, excluded.cwd),"
@@ -716,9 +771,14 @@ def _upsert_session(
         " head_msg=COALESCE(sessions.head_msg, excluded.head_msg),"
         " tail_uuid=COALESCE(excluded.tail_uuid, sessions.tail_uuid),"
         " message_count=sessions.message_count + excluded.message_count,"
-        " last_seq=MAX(sessions.last_seq, excluded.last_seq)",
+        " last_seq=MAX(sessions.last_seq, excluded.last_seq),"
+        " git_commit=COALESCE(sessions.git_commit, excluded.git_commit),"
+        " git_repo=COALESCE(sessions.git_repo, excluded.git_repo),"
+        " provider=COALESCE(sessions.provider, excluded.provider),"
+        " cursor=COALESCE(excluded.cursor, sessions.cursor)",
         (
             key,
+            tool,
             "sidechain" if side else "main",
             side[0] if side else None,
             side[1] if side else None,
@@ -742,6 +802,10 @@ def _upsert_session(
             f.forked,
             f.head_msg,
             f.tail_uuid,
+            f.git_commit,
+            f.git_repo,
+            f.provider,
+            f.cursor,
         ),
     )
     if old is None:

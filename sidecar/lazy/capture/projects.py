@@ -34,3 +34,32 @@ def project_of(cwd: str) -> str:
 
 def project_label(project: str | None) -> str:
     return Path(project).name if project else "?"
+
+
+@lru_cache(maxsize=1024)
+def git_remote(project: str) -> str | None:
+    """The repo's origin URL (else its first remote's), read from .git/config: lazy never
+    runs git against a transcript's paths."""
+    git = Path(project) / ".git"
+    try:
+        if git.is_file():  # a worktree or submodule points at its git dir
+            text = git.read_text(errors="replace").strip()
+            git = (Path(project) / text.removeprefix("gitdir:").strip()).resolve()
+            common = git / "commondir"
+            if common.is_file():
+                git = (git / common.read_text().strip()).resolve()
+        config = (git / "config").read_text(errors="replace")
+    except OSError:
+        return None
+    remotes: dict[str, str] = {}
+    section = None
+    for raw in config.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line.strip("[]").replace('"', "").split()
+            continue
+        if section and section[0] == "remote" and len(section) > 1 and "=" in line:
+            key, value = (x.strip() for x in line.split("=", 1))
+            if key == "url":
+                remotes.setdefault(section[1], value)
+    return remotes.get("origin") or next(iter(remotes.values()), None)

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from lazy.capture.projects import project_label
 from lazy.cli.common import (
+    F,
     all_projects_option,
     current_project,
     emit_json,
@@ -19,6 +20,7 @@ from lazy.cli.common import (
     when,
 )
 from lazy.model import BuilderInfo, MessageView, Transcript
+from lazy.sources import TOOLS
 from lazy.store.queries import list_builders, search_messages, transcript
 
 ROLE_STYLE = {
@@ -34,6 +36,7 @@ ROLE_STYLE = {
 def builders_table(builders: list[BuilderInfo]) -> Table:
     table = Table(box=None, pad_edge=False, header_style="bold")
     table.add_column("id", no_wrap=True, min_width=8)
+    table.add_column("tool", no_wrap=True)
     table.add_column("start", no_wrap=True, min_width=16)
     table.add_column("project", no_wrap=True, max_width=20)
     table.add_column("msgs", justify="right", no_wrap=True)
@@ -48,7 +51,12 @@ def builders_table(builders: list[BuilderInfo]) -> Table:
         if extra:
             summary.append(extra, style="dim")
         table.add_row(
-            b.short_id, when(b.started_at), project_label(b.project), str(b.message_count), summary
+            b.short_id,
+            b.tool,
+            when(b.started_at),
+            project_label(b.project),
+            str(b.message_count),
+            summary,
         )
     return table
 
@@ -63,9 +71,21 @@ def print_builders(builders: list[BuilderInfo], all_projects: bool) -> None:
     out.print(builders_table(builders))
 
 
-def list_command(all_projects: bool, as_json: bool, limit: int | None) -> None:
+def tool_option(f: F) -> F:
+    return click.option(
+        "--tool",
+        "tools",
+        multiple=True,
+        type=click.Choice(TOOLS),
+        help="Only this agent's conversations; repeatable.",
+    )(f)
+
+
+def list_command(
+    all_projects: bool, as_json: bool, limit: int | None, tools: tuple[str, ...] = ()
+) -> None:
     with open_store() as store:
-        builders = list_builders(store.conn, scope(all_projects), limit)
+        builders = list_builders(store.conn, scope(all_projects), limit, list(tools) or None)
     if as_json:
         emit_json({"builders": [b.model_dump(mode="json") for b in builders]})
     else:
@@ -131,22 +151,27 @@ def show_command(ident: str, as_json: bool) -> None:
 @all_projects_option
 @json_option
 @click.option("--limit", type=int, default=None, help="Show at most this many.")
+@tool_option
 @click.pass_context
-def conversations(ctx: click.Context, all_projects: bool, as_json: bool, limit: int | None) -> None:
+def conversations(
+    ctx: click.Context, all_projects: bool, as_json: bool, limit: int | None, tools: tuple[str, ...]
+) -> None:
     """List stored conversations (Builders), newest first.
 
     One row per Builder: a conversation from its start or /clear to the next /clear, however
-    many session files compaction, resume and subagents split it into. Columns: short id,
-    start, project, messages, summary (the first thing you said).
+    many session files compaction, resume and subagents split it into, from Claude Code,
+    Codex CLI or OpenCode. Columns: short id, tool, start, project, messages, summary (the
+    first thing you said).
 
     \b
     lazy conversations                      # this project's, newest first
     lazy conversations --all-projects       # every project
+    lazy conversations --tool codex         # only Codex CLI conversations
     lazy conversations show 4f8c2a1b        # read one in full
     lazy conversations search "retention"   # search message text
     """
     if ctx.invoked_subcommand is None:
-        list_command(all_projects, as_json, limit)
+        list_command(all_projects, as_json, limit, tools)
 
 
 @conversations.command("show")
@@ -222,9 +247,12 @@ def builder() -> None:
 @all_projects_option
 @json_option
 @click.option("--limit", type=int, default=None, help="Show at most this many.")
-def builder_list(all_projects: bool, as_json: bool, limit: int | None) -> None:
+@tool_option
+def builder_list(
+    all_projects: bool, as_json: bool, limit: int | None, tools: tuple[str, ...]
+) -> None:
     """The same table as `lazy conversations`."""
-    list_command(all_projects, as_json, limit)
+    list_command(all_projects, as_json, limit, tools)
 
 
 @click.command("show")

@@ -1,4 +1,4 @@
-"""`lazy import-conversation`: the one surface that brings Claude Code history in."""
+"""`lazy import-conversation`: bringing an agent's history into the store as conversations."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from lazy.capture.discovery import Candidate, Discovery, discover
+from lazy.capture.discovery import Candidate, Discovery, discover_tool
 from lazy.capture.importer import Plan, plan, run_import
+from lazy.cli.agent_import import NAMES
 from lazy.cli.common import (
     all_projects_option,
     current_project,
@@ -32,19 +33,23 @@ from lazy.cli.common import (
 )
 from lazy.cli.conversations import print_builders, show_command
 from lazy.model import ImportReport
+from lazy.sources import TOOLS
 from lazy.store import Store
 from lazy.store.queries import list_builders
 
+_HINTS = {
+    "claude": "a Claude projects dir or a folder of .jsonl files) or set CLAUDE_CONFIG_DIR",
+    "codex": "a Codex home or a folder of rollouts) or set CODEX_HOME",
+    "opencode": "an OpenCode data dir) or set XDG_DATA_HOME",
+}
 
-def _nothing_found(d: Discovery, project: str | None) -> None:
+
+def _nothing_found(d: Discovery, project: str | None, tool: str) -> None:
     where = "\n".join(f"  {r}{'' if r.is_dir() else '  (does not exist)'}" for r in d.roots)
     scope_note = f" for {project}" if project else ""
-    out.print(f"No Claude Code sessions found{scope_note}. Looked in:\n{where}")
+    out.print(f"No {NAMES[tool]} sessions found{scope_note}. Looked in:\n{where}")
     widen = ", or pass --all-projects to take every project" if project else ""
-    out.print(
-        "Point lazy elsewhere with --source DIR (a Claude projects dir or a folder of .jsonl"
-        f" files) or set CLAUDE_CONFIG_DIR{widen}."
-    )
+    out.print(f"Point lazy elsewhere with --source DIR ({_HINTS[tool]}{widen}.")
 
 
 def _oneshot_note(d: Discovery) -> None:
@@ -127,6 +132,13 @@ def _report(p: Plan, report: ImportReport) -> ImportReport:
     type=click.Path(path_type=Path),
     help="Also scan this dir (a Claude projects dir or .jsonl files); repeatable.",
 )
+@click.option(
+    "--tool",
+    type=click.Choice(TOOLS),
+    default="claude",
+    show_default=True,
+    help="Whose history: Claude Code, Codex CLI or OpenCode.",
+)
 @all_projects_option
 @json_option
 def import_conversation(
@@ -137,15 +149,18 @@ def import_conversation(
     show_imported: bool,
     show_id: str | None,
     sources: tuple[Path, ...],
+    tool: str,
     all_projects: bool,
     as_json: bool,
 ) -> None:
-    """Bring Claude Code history into the store, per session or in bulk.
+    """Bring agent history into the store as conversations, per session or in bulk.
 
-    Looks in every Claude projects dir for this repo (under $CLAUDE_CONFIG_DIR and
-    ~/.claude, sessions whose cwd is in the repo or one of its worktrees) plus any --source.
-    When a session is in several dirs the most complete copy is used. lazy's own
-    machine-generated one-shots are never imported.
+    Claude Code (the default): every Claude projects dir for this repo (under
+    $CLAUDE_CONFIG_DIR and ~/.claude, sessions whose cwd is in the repo or one of its
+    worktrees). --tool codex: rollouts under $CODEX_HOME (~/.codex); --tool opencode:
+    $XDG_DATA_HOME/opencode (its database and older JSON storage); both filtered to this
+    repo by each session's cwd. Plus any --source. When a session is in several places the
+    most complete copy is used. lazy's own machine-generated one-shots are never imported.
 
     \b
     lazy import-conversation              # preview + import all new sessions
@@ -155,6 +170,7 @@ def import_conversation(
     lazy import-conversation --all        # re-import everything (incl. already imported)
     lazy import-conversation --show-imported     # show already-imported conversations
     lazy import-conversation --show bc77e1b1     # show a full conversation transcript
+    lazy import-conversation --tool codex --yes  # Codex CLI sessions of this repo
 
     Without a session id or --all it previews and asks (default no); on a non-terminal
     without --yes it prints what it would do and writes nothing.
@@ -171,10 +187,10 @@ def import_conversation(
             print_builders(builders, all_projects)
         return
     project = None if all_projects else current_project()
-    d = discover(list(sources), project)
+    d = discover_tool(tool, list(sources), project)
     with open_store() as store:
         if session:
-            _import_one(store, d, session, list(sources), as_json)
+            _import_one(store, d, session, list(sources), tool, as_json)
             return
         p = plan(store, d)
         report = _report(p, ImportReport())
@@ -202,14 +218,14 @@ def import_conversation(
             elif p.found:
                 out.print(_list_table(p))
             else:
-                _nothing_found(d, project)
+                _nothing_found(d, project, tool)
             _oneshot_note(d)
             return
         if not p.found:
             if as_json:
                 emit_json(report)
             else:
-                _nothing_found(d, project)
+                _nothing_found(d, project, tool)
                 _oneshot_note(d)
             return
         if all_:
@@ -261,7 +277,9 @@ def import_conversation(
         _summary(report)
 
 
-def _import_one(store: Store, d: Discovery, ident: str, sources: list[Path], as_json: bool) -> None:
+def _import_one(
+    store: Store, d: Discovery, ident: str, sources: list[Path], tool: str, as_json: bool
+) -> None:
     """Import one session named by id or unique prefix, found anywhere lazy looks."""
 
     def matches(disc: Discovery) -> tuple[list[str], list[str]]:
@@ -272,7 +290,7 @@ def _import_one(store: Store, d: Discovery, ident: str, sources: list[Path], as_
 
     found, oneshots = matches(d)
     if not found and not oneshots:
-        d = discover(sources, None)  # not in this project: look everywhere
+        d = discover_tool(tool, sources, None)  # not in this project: look everywhere
         found, oneshots = matches(d)
     if not found and oneshots:
         raise click.ClickException(

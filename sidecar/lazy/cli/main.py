@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from lazy import __version__
+from lazy.cli.agent_import import import_group, tool_groups
 from lazy.cli.conversations import builder, conversations, show
 from lazy.cli.importing import import_conversation
+from lazy.cli.memories import get, ls
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +25,11 @@ cli.add_command(import_conversation)
 cli.add_command(conversations)
 cli.add_command(builder)
 cli.add_command(show)
+cli.add_command(import_group)
+for _group in tool_groups:
+    cli.add_command(_group)
+cli.add_command(get)
+cli.add_command(ls)
 
 
 def main() -> None:

@@ -109,11 +109,17 @@ _COLS = "id, tool, project, started_at, updated_at, summary, title, message_coun
 
 
 def list_builders(
-    conn: sqlite3.Connection, projects: list[str] | None = None, limit: int | None = None
+    conn: sqlite3.Connection,
+    projects: list[str] | None = None,
+    limit: int | None = None,
+    tools: list[str] | None = None,
 ) -> list[BuilderInfo]:
-    """Newest first; ``projects`` None means every project."""
+    """Newest first; ``projects`` (``tools``) None means every project (agent)."""
     sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
     args: list[object] = []
+    if tools:
+        sql += f" AND tool IN ({','.join('?' * len(tools))})"
+        args += tools
     if projects is not None:
         sql += f" AND project IN ({','.join('?' * len(projects))})"
         args += projects

@@ -156,6 +156,51 @@ MIGRATIONS: list[str] = [
         detail TEXT                     -- the underlying error
     );
     """,
+    # 2: Codex and OpenCode beside Claude Code; per-message memories
+    """
+    ALTER TABLE sessions ADD COLUMN git_commit TEXT;
+    ALTER TABLE sessions ADD COLUMN git_repo TEXT;
+    ALTER TABLE sessions ADD COLUMN provider TEXT;
+    -- what a reader must carry from one capture to the next (Codex: the turn being read)
+    ALTER TABLE sessions ADD COLUMN cursor TEXT;
+    ALTER TABLE messages ADD COLUMN provider TEXT;
+    ALTER TABLE messages ADD COLUMN agent_mode TEXT;
+    -- a source that is not an append-only file (an OpenCode session) says it changed by this
+    ALTER TABLE source_files ADD COLUMN stamp TEXT;
+
+    -- OpenCode keeps records (session, message, part) that it edits in place, not lines:
+    -- every version seen is kept, verbatim and compressed
+    CREATE TABLE raw_records(
+        id INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL REFERENCES source_files(id),
+        record_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        hash BLOB NOT NULL,
+        origin TEXT NOT NULL,
+        data BLOB NOT NULL,
+        seen_at TEXT NOT NULL,
+        UNIQUE(file_id, record_id, hash)
+    );
+
+    -- the label each project has in memory paths: the first project seen keeps the plain one
+    CREATE TABLE project_slugs(
+        project TEXT PRIMARY KEY,       -- git root of the cwd, else the cwd
+        slug TEXT NOT NULL UNIQUE
+    );
+
+    -- one imported message: <tree>/<name> is its address, (tree, name) its identity
+    CREATE TABLE memories(
+        id TEXT PRIMARY KEY,            -- UUIDv7: sorts by creation time
+        tree TEXT NOT NULL,             -- the session node
+        name TEXT NOT NULL,             -- msg_<message id>
+        content TEXT NOT NULL,
+        meta TEXT NOT NULL,             -- JSON, keys sorted
+        temporal TEXT,                  -- the message's timestamp
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE(tree, name)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -198,6 +198,7 @@ class TreeChild(BaseModel):
 
 class SessionImport(BaseModel):
     session_id: str
+    parent_session_id: str | None = None  # a subagent's (child thread's) session
     node: str  # the session's tree node
     project_slug: str
     cwd: str | None = None

@@ -236,7 +236,12 @@ def _import_session(
         node = join(o.tree_root, slug, o.node_name, label(key))
         planned = plan(c, s, slug, o)
         entry = SessionImport(
-            session_id=key, node=node, project_slug=slug, cwd=s["cwd"], messages=len(planned)
+            session_id=key,
+            parent_session_id=s["parent_session_id"],
+            node=node,
+            project_slug=slug,
+            cwd=s["cwd"],
+            messages=len(planned),
         )
         if o.dry_run:
             entry.inserted = len(planned)  # without reconciling, every message is a would-be insert

@@ -127,8 +127,11 @@ def _summary(r: AgentImportReport, o: Options) -> None:
         return
     mode = "full transcript" if r.content_mode == "full_transcript" else "user + assistant text"
     head = "Dry run: would import" if r.dry_run else "Imported"
+    top = [x for x in r.sessions if x.parent_session_id is None]
+    subs = len(r.sessions) - len(top)
+    with_subs = f" and {subs} subagent session(s)" if subs else ""
     out.print(
-        f"{head} {len(r.sessions)} of {r.found} {name} session(s) ({mode}) under {o.tree_root}."
+        f"{head} {len(top)} of {r.found} {name} session(s){with_subs} ({mode}) under {o.tree_root}."
     )
     if r.sessions:
         t = Table(box=None, header_style="bold")

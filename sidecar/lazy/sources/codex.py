@@ -6,11 +6,13 @@ compacted) and the older bare one (a bare meta object first, then bare response 
 ``{"record_type": "state"}`` separators).
 
 Codex records most things twice: user and assistant text as a ``response_item`` message and
-as an ``event_msg`` (user_message / agent_message), reasoning as ``response_item/reasoning``
-and ``event_msg/agent_reasoning``. Items carry no ids, so a message's key is synthesized from
-its turn, role and text (and how many times that text was said in the turn): both copies get
-the same key and are stored once, whichever channel comes first or alone. Calls and their
-outputs are keyed by Codex's own ``call_id``.
+(up to about 0.1xx) as an ``event_msg`` (user_message / agent_message), reasoning as
+``response_item/reasoning`` and ``event_msg/agent_reasoning``. A message is keyed by its own
+id when Codex wrote one (0.171 does; 0.20 does for replies), else by a key synthesized from
+its turn, role and text (and how many times that text was said in the turn). The two copies
+of a message meet on that synthesized key, so each is stored once whichever channel comes
+first or alone. Calls and their outputs are keyed by Codex's own ``call_id``. (0.171's other
+copies, ``event_msg/item_completed``, are not read.)
 """
 
 from __future__ import annotations
@@ -87,10 +89,17 @@ def _texts(content: Any) -> tuple[list[dict[str, Any]], str]:
     return blocks, "\n\n".join(b["text"] for b in blocks if b["type"] == "text")
 
 
+_EXIT = re.compile(r"^Process exited with code (-?\d+)$", re.M)
+
+
 def _output_text(output: Any) -> tuple[str, bool]:
-    """(text, is_error) of a call output: a string (legacy: JSON with output + exit code),
-    a content list, or an object with content and success."""
+    """(text, is_error) of a call output: a string (legacy: JSON with output + exit code;
+    0.171: a header naming the exit code), a content list, or an object with content and
+    success."""
     if isinstance(output, str):
+        m = _EXIT.search(output[:2048])
+        if m is not None:
+            return output, m.group(1) != "0"
         if output.startswith("{"):
             try:
                 obj = orjson.loads(output)
@@ -141,6 +150,7 @@ class CodexReader:
         self._turns = 0
         self._model: str | None = None
         self._said: dict[tuple[str, str], int] = {}  # (channel, hash) -> times in this turn
+        self._placed: dict[str, str] = {}  # synthesized key -> the key its message got
         self._started = False
 
     # -- state carried across captures -------------------------------------------------------
@@ -168,6 +178,7 @@ class CodexReader:
         self._model = cur.get("model")
         self._meta_seen = True
         self._said = {(k[0], k[2:]): int(v) for k, v in cur.get("said", {}).items()}
+        self._placed = dict(cur.get("placed", {}))
 
     def _save(self, f: SessionFacts) -> None:
         f.cursor = orjson.dumps(
@@ -176,6 +187,7 @@ class CodexReader:
                 "turns": self._turns,
                 "model": self._model,
                 "said": {f"{c}:{h}": n for (c, h), n in self._said.items()},
+                "placed": self._placed,
             }
         ).decode()
 
@@ -276,6 +288,7 @@ class CodexReader:
         self._turns += 1
         self._turn = turn or f"t{self._turns}"
         self._said.clear()
+        self._placed.clear()
 
     def _key(self, channel: str, role: str, text: str) -> str:
         """The same words in the same turn get the same key on either channel; said again in
@@ -297,11 +310,20 @@ class CodexReader:
         channel: str = "r",
         meta: bool = False,
         key: str | None = None,
+        native: str | None = None,
         usage: dict[str, Any] | None = None,
     ) -> None:
         if key is None:
             text = "\n\n".join(str(b.get("text", "")) for b in blocks)
-            key = self._key(channel, role, text)
+            synth = self._key(channel, role, text)
+            placed = self._placed.get(synth)
+            if placed is not None:
+                if channel == "e":
+                    return  # the copy of a message already read
+                key = placed  # the event copy came first: this one joins its message
+            else:
+                key = native or synth
+                self._placed[synth] = key
         if role == "user" and not meta:
             f.first_user_seen = True
         part = MessagePart(
@@ -322,6 +344,7 @@ class CodexReader:
         self, batch: ReadBatch, f: SessionFacts, p: dict[str, Any], ts: str | None, line_no: int
     ) -> None:
         kind = p.get("type")
+        native = _str(p.get("id"))
         if kind == "message":
             role = p.get("role")
             blocks, text = _texts(p.get("content"))
@@ -329,30 +352,26 @@ class CodexReader:
                 return
             if role == "user":
                 harness = is_harness(text)
-                self._message(
-                    batch, f, "system" if harness else "user", blocks, ts, line_no, meta=harness
-                )
+                said: Role = "system" if harness else "user"
+                self._message(batch, f, said, blocks, ts, line_no, meta=harness, native=native)
             elif role == "assistant":
-                self._message(batch, f, "assistant", blocks, ts, line_no)
+                self._message(batch, f, "assistant", blocks, ts, line_no, native=native)
             else:  # developer / system instructions
-                self._message(batch, f, "system", blocks, ts, line_no, meta=True)
+                self._message(batch, f, "system", blocks, ts, line_no, meta=True, native=native)
         elif kind == "reasoning":
             _, text = _texts(p.get("summary"))
             if not text:
                 _, text = _texts(p.get("content"))
             if text:
-                self._message(
-                    batch, f, "reasoning", [{"type": "thinking", "text": text}], ts, line_no
-                )
+                thought = [{"type": "thinking", "text": text}]
+                self._message(batch, f, "reasoning", thought, ts, line_no, native=native)
         elif kind in _CALLS:
-            call_id = _str(p.get("call_id")) or _str(p.get("id"))
+            call_id = _str(p.get("call_id")) or native
             name = _str(p.get("name")) or str(kind).removesuffix("_call")
-            block = {
-                "type": "tool_use",
-                "id": call_id,
-                "name": name,
-                "input": _arguments(p.get(_CALLS[str(kind)])),
-            }
+            args = _arguments(p.get(_CALLS[str(kind)]))
+            if f.cwd is None and isinstance(args, dict) and _str(args.get("workdir")):
+                f.cwd = args["workdir"]  # 0.20 writes no cwd; its shell calls name their dir
+            block = {"type": "tool_use", "id": call_id, "name": name, "input": args}
             key = call_id or self._key("r", "tool_call", orjson.dumps(block).decode())
             self._message(batch, f, "tool_call", [block], ts, line_no, key=key)
         elif kind in _OUTPUTS:

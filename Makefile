@@ -29,6 +29,8 @@ $(NODE_STAMP): tests/agents/package.json
 
 run: $(STAMP)
 	$(VENV)/bin/lazy import-conversation --all-projects --yes
+	$(VENV)/bin/lazy import-conversation --tool codex --all-projects --yes
+	$(VENV)/bin/lazy import-conversation --tool opencode --all-projects --yes
 	$(VENV)/bin/lazy conversations --all-projects
 
 check: $(STAMP)

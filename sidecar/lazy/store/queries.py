@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable
 
@@ -12,6 +13,13 @@ from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, T
 from lazy.store.archive import unpack_blocks
 
 SHORT = 8
+# ids that open with their creation time (UUIDv7 thread ids, OpenCode's ses_…) share their
+# first characters with every session of the same minute: their short form is their tail
+_TIME_FIRST = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-|ses_)", re.I)
+
+
+def short_id(bid: str) -> str:
+    return bid[-SHORT:] if _TIME_FIRST.match(bid) else bid[:SHORT]
 
 
 class NotFound(LookupError):
@@ -31,7 +39,8 @@ def _escape_like(text: str) -> str:
 
 
 def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
-    """A Builder id from any of its session ids or a unique prefix of one."""
+    """A Builder id from any of its session ids or a unique prefix of one (or, for ids that
+    open with a time, a unique tail: their short form)."""
     ident = ident.strip()
     if not ident:
         raise NotFound("an empty id")
@@ -45,6 +54,13 @@ def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
         " WHERE s.kind='main' AND s.id LIKE ? ESCAPE '\\'",
         (_escape_like(ident) + "%",),
     ).fetchall()
+    if not rows and len(ident) >= 4:
+        rows = conn.execute(
+            "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
+            " WHERE s.kind='main' AND s.id LIKE ? ESCAPE '\\'",
+            ("%" + _escape_like(ident),),
+        ).fetchall()
+        rows = [r for r in rows if _TIME_FIRST.match(r[0])]
     ids = sorted(r[0] for r in rows)
     if not ids:
         raise NotFound(ident)
@@ -89,7 +105,7 @@ def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list
         out.append(
             BuilderInfo(
                 id=str(bid),
-                short_id=str(bid)[:SHORT],
+                short_id=short_id(str(bid)),
                 tool=str(tool),
                 project=project if isinstance(project, str) else None,
                 started_at=started if isinstance(started, str) else None,

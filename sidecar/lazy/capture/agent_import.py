@@ -28,7 +28,6 @@ from lazy.capture.projects import git_remote
 from lazy.model import (
     AgentImportReport,
     ImportReport,
-    QuarantineInfo,
     SessionImport,
     SessionSkip,
 )
@@ -125,10 +124,6 @@ def run(
     d = discover_tool(tool, o.sources, None, default_roots=not o.sources)
     report.sources = [str(r) for r in d.roots]
     report.found = len(d.sessions)
-    for q in d.problems:
-        report.quarantined.append(
-            QuarantineInfo(file=q.origin or "?", line=q.line_no, reason=q.reason)
-        )
     wanted = []
     for sid, cand in sorted(d.sessions.items(), key=lambda kv: kv[1].started_at or ""):
         skip = _left_out(sid, cand.cwd, cand.started_at, o)
@@ -136,6 +131,8 @@ def run(
             wanted.append(sid)
         else:
             report.skipped_sessions.append(skip)
+            if progress:
+                progress("session", skip)
     if o.dry_run or store is None:
         with _scratch(store) as scratch:
             _capture_and_plan(scratch, d, wanted, tool, o, report, progress)

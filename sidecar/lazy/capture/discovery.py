@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,6 +132,24 @@ def read_head(path: Path, tool: str = "claude") -> Head:
     return out
 
 
+def _regular(path: Path, problems: list[Quarantined] | None = None) -> os.stat_result | None:
+    """The file's stat when it is a regular file. A FIFO or socket would block the read that
+    follows, a dangling link cannot be read: reported, then passed over."""
+    try:
+        st = path.stat()
+    except OSError as e:
+        if problems is not None:
+            problems.append(Quarantined(0, 0, f"cannot be read: {e.strerror or e}", b"", str(path)))
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        if problems is not None:
+            problems.append(
+                Quarantined(0, 0, "not a regular file (a FIFO or device?)", b"", str(path))
+            )
+        return None
+    return st
+
+
 def _files(root: Path) -> list[Path]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -176,9 +195,8 @@ def discover(
                 rel = path.relative_to(root).parts
                 if not any(rel[0].startswith(p[:200]) for p in prefixes):
                     continue
-            try:
-                st = path.stat()
-            except OSError:
+            st = _regular(path, result.problems)
+            if st is None:
                 continue
             sid, agent = file_identity(path)
             head = read_head(path)
@@ -254,9 +272,8 @@ def discover_codex(
         if not root.is_dir():
             continue
         for path in _rollouts(root):
-            try:
-                st = path.stat()
-            except OSError:
+            st = _regular(path, result.problems)
+            if st is None:
                 continue
             head = read_head(path, "codex")
             if project is not None and not _in_project(head.cwd, repos):

@@ -64,6 +64,10 @@ def run_import(
     """Capture the named sessions (and their subagent files), then regroup Builders."""
     report = report or ImportReport()
     report.ignored_oneshots = len(discovery.oneshots)
+    report.quarantined += [  # sources that could not even be listed
+        QuarantineInfo(file=q.origin or "?", line=q.line_no, reason=q.reason)
+        for q in discovery.problems
+    ]
     order = [c for sid in session_ids for c in discovery.files_of(sid)]
     with store.bulk() as bulk, _Ahead(store, order) as ahead:
         for sid in session_ids:
@@ -117,7 +121,8 @@ def _import_session(
         report.messages_added += res.messages_added
         report.bytes_read += res.bytes_read
         report.quarantined += [
-            QuarantineInfo(file=res.path, line=q.line_no, reason=q.reason) for q in res.quarantined
+            QuarantineInfo(file=q.origin or res.path, line=q.line_no, reason=q.reason)
+            for q in res.quarantined
         ]
         if on_file:
             on_file(cand)

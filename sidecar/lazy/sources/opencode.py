@@ -472,6 +472,31 @@ def _flat_part_files(tree: _Tree) -> list[Path]:
     return hit[1]
 
 
+# part/<message id>/ dirs of a v1.1 tree whose message file is gone, by the session their
+# parts name: found once per listing (a scan of every part dir), reported by each load
+_orphans: dict[Path, dict[str, list[Path]]] = {}
+
+
+def _orphan_parts(storage: Path) -> dict[str, list[Path]]:
+    files = [p for d in _subdirs(storage / "message") for p in _json_files(d)]
+    known = {p.stem for p in files}
+    ids: set[str] | None = None  # the ids inside, read only if a file is not named by its id
+    out: dict[str, list[Path]] = {}
+    for d in _subdirs(storage / "part"):
+        if d.name in known:
+            continue
+        if ids is None:
+            ids = {i for p in files if (i := _str((_load_json(p)[1] or {}).get("id")))}
+        if d.name in ids:
+            continue
+        for path in _json_files(d):
+            _, obj, _ = _load_json(path)
+            sid = _str(obj.get("sessionID")) if obj else None
+            out.setdefault(sid or "", []).append(path)
+    _orphans[storage] = out
+    return out
+
+
 def _tree_stamp(tree: _Tree, flat: tuple[int, int]) -> str:
     msgs = _json_files(tree.message_dir)
     files = [tree.session_file, *msgs]
@@ -510,6 +535,13 @@ def list_sessions(data_dir: Path) -> tuple[list[SessionRef], list[Quarantined]]:
             refs.setdefault(ref.session_id, ref)
     flat_dir = data_dir / "storage" / "part"
     flat = _files_stamp(_json_files(flat_dir))
+    if flat_dir.is_dir():
+        for path in _orphan_parts(flat_dir.parent).get("", []):
+            problems.append(
+                Quarantined(
+                    0, 0, "part names no session, and its message is missing", b"", str(path)
+                )
+            )
     for paths in (_v1_sessions(data_dir), _oldest_sessions(data_dir)):
         for path in paths:
             _, obj, bad_file = _load_json(path)
@@ -579,6 +611,12 @@ def _json_load(location: Path, sid: str) -> tuple[list[Record], list[Quarantined
                 take(path, mid, False)
         for path in _flat_part_files(tree):
             take(path, None, True)
+        storage = tree.part_root.parent
+        orphans = _orphans.get(storage)
+        if orphans is None:
+            orphans = _orphan_parts(storage)
+        for path in orphans.get(sid, []):
+            take(path, path.parent.name, False)
     for mid, rec in messages:
         records.append(rec)
         records.extend(r for _, r in sorted(parts.get(mid, []), key=lambda x: x[0]))

@@ -1,6 +1,7 @@
 """Import benchmark: figures for lazy's Claude Code import, with baselines side by side.
 
     python bench/import.py [--size 1GB] [--out bench/out] [--reps 20] [--profile]
+                           [--tools claude,codex,opencode]
 
 Measures, in one run (prints figures and ratios, asserts nothing):
 
@@ -11,10 +12,15 @@ Measures, in one run (prints figures and ratios, asserts nothing):
 * peak memory at two corpus sizes (``--small-fraction`` of ``--size``, and ``--size``);
 * incremental capture of one appended turn in a 1 MB and a 500 MB session (in-process
   ``capture_file``), median and p95;
-* baselines over the same files: ``cat`` (disk/page cache) and ``rg -c '"type":"user"'``.
+* baselines over the same files: ``cat`` (disk/page cache) and ``rg -c '"type":"user"'``;
+* per tool (``--tools``): Codex CLI and OpenCode histories of ``--size`` (bench/agents_corpus.py)
+  imported the same way (``--tool codex|opencode``), beside Claude's figure, plus the
+  per-message memory import (``lazy import <tool>``) of each tool's corpus. OpenCode's bytes are
+  its ``opencode.db`` file size.
 
 Targets (printed, not asserted): full import >= 100 MB/s; an appended turn captured in <= 50 ms
-whatever the session's size; peak memory independent of corpus size.
+whatever the session's size; peak memory independent of corpus size; Codex and OpenCode import
+throughput within 1.5x of Claude's.
 """
 
 from __future__ import annotations
@@ -44,11 +50,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import corpus  # noqa: E402  (bench/ is not a package)
+import agents_corpus  # noqa: E402  (bench/ is not a package)
+import corpus  # noqa: E402
 
 TARGET_MBPS = 100.0
 TARGET_APPEND_MS = 50.0
 MEMORY_GROWTH_OK = 1.25  # full/small peak RSS ratio still read as "independent of size"
+TARGET_TOOL_RATIO = 1.5  # Codex / OpenCode import within 1.5x of Claude's MB/s
+TOOLS = ("claude", "codex", "opencode")
 
 console = Console()
 if not console.is_terminal:  # piped to a file or CI log: do not squeeze the tables into 80 columns
@@ -121,6 +130,23 @@ def workdir(base: str | None, keep: bool) -> Iterator[Path]:
             console.print(f"[dim]kept {d}[/dim]")
         else:
             shutil.rmtree(d, ignore_errors=True)
+
+
+def isolated_env(base: Path, home: Path) -> dict[str, str]:
+    """The environment of a timed lazy child: its store in ``home`` and every agent's default
+    location (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME) in empty dirs under ``base``,
+    so only the generated corpus is read, never this machine's own history."""
+    empty = base / "empty"
+    for sub in ("home", "claude", "codex", "xdg"):
+        (empty / sub).mkdir(parents=True, exist_ok=True)
+    return dict(
+        os.environ,
+        LAZY_HOME=str(home),
+        HOME=str(empty / "home"),
+        CLAUDE_CONFIG_DIR=str(empty / "claude"),
+        CODEX_HOME=str(empty / "codex"),
+        XDG_DATA_HOME=str(empty / "xdg"),
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -236,6 +262,7 @@ class FullImport:
     conversations_seconds: float | None = None
     baselines: dict[str, dict[str, float]] = field(default_factory=dict)
     error: str | None = None
+    memory: ToolRun | None = None  # lazy import claude over the same corpus
 
 
 def baselines(
@@ -284,6 +311,7 @@ def full_import(
     keep: bool,
     largest: int | None = None,
     profile: Path | None = None,
+    memory: bool = False,
 ) -> FullImport:
     cdir = base / f"corpus-{label}"
     home = base / f"home-{label}"
@@ -303,7 +331,7 @@ def full_import(
             f"  [yellow]rg counted {int(rg_count)} user lines, the generator wrote "
             f"{info.stats.user_lines}[/yellow]"
         )
-    env = dict(os.environ, LAZY_HOME=str(home))
+    env = isolated_env(base, home)
     argv = [
         *lazy_command(),
         "import-conversation",
@@ -357,6 +385,10 @@ def full_import(
         res.messages_source = "import report"
     if res.messages is not None and run.seconds:
         res.messages_per_s = res.messages / run.seconds
+    if memory:
+        res.memory = memory_import(
+            "claude", info.projects_dir, nbytes, base, label, timeout, expected=None
+        )
     if profile is not None and run.returncode == 0:
         profile_import(info.projects_dir, base / f"home-{label}-profile", profile, timeout)
     if not keep:
@@ -373,8 +405,218 @@ def profile_import(projects: Path, home: Path, out: Path, timeout: float) -> Non
     argv = [sys.executable, "-m", "cProfile", "-o", str(out), str(runner)]
     argv += ["import-conversation", "--all", "--yes", "--all-projects", "--source", str(projects)]
     argv += ["--json"]
-    run_child(argv, dict(os.environ, LAZY_HOME=str(home)), timeout * 3)
+    run_child(argv, isolated_env(home.parent, home), timeout * 3)
     shutil.rmtree(home, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# per tool: Codex and OpenCode beside Claude
+
+
+@dataclass
+class ToolRun:
+    """One timed lazy child over a tool's corpus."""
+
+    command: str
+    returncode: int | None = None
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    mb_per_s: float = 0.0
+    items: int | None = None  # messages stored (conversations) or memories inserted
+    items_expected: int | None = None  # what the generator says it wrote
+    items_per_s: float | None = None
+    peak_rss_bytes: int = 0
+    tree_rss_peak_bytes: int = 0
+    store_bytes: int = 0
+    load_before: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class ToolImport:
+    tool: str
+    source_bytes: int
+    bytes_definition: str
+    corpus: dict[str, Any]
+    gen_seconds: float
+    conversations: ToolRun
+    memories: ToolRun | None = None
+    ratio_to_claude: float | None = None  # this tool's MB/s ÷ Claude's (conversations import)
+    memories_ratio_to_claude: float | None = None
+    within_target: bool | None = None  # ratio >= 1 / TARGET_TOOL_RATIO
+
+
+def _timed(
+    command: str, argv: list[str], env: dict[str, str], nbytes: int, home: Path, timeout: float
+) -> tuple[ToolRun, Any]:
+    out = ToolRun(command=command, load_before=os.getloadavg()[0])
+    run = run_child(argv, env, timeout)
+    out.returncode = run.returncode
+    out.seconds = run.seconds
+    out.cpu_seconds = run.cpu_seconds
+    out.mb_per_s = mb(nbytes) / run.seconds if run.seconds else 0.0
+    out.peak_rss_bytes = run.maxrss_bytes
+    out.tree_rss_peak_bytes = run.tree_rss_peak_bytes
+    out.store_bytes = sum(f.stat().st_size for f in home.rglob("*") if f.is_file())
+    if run.returncode != 0:
+        out.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
+        console.print(f"  [red]{command} failed[/red] ({out.error[:400]})")
+    return out, parse_json(run.stdout)
+
+
+def count_messages(env: dict[str, str], tool: str, timeout: float) -> int | None:
+    """Messages the store holds for ``tool``: its Builders and their sidechains."""
+    conv = run_child(
+        [*lazy_command(), "conversations", "--all-projects", "--tool", tool, "--json"],
+        env,
+        timeout,
+    )
+    listing = parse_json(conv.stdout)
+    if not isinstance(listing, dict) or not isinstance(listing.get("builders"), list):
+        return None
+    builders = listing["builders"]
+    return sum(int(b.get("message_count") or 0) for b in builders) + sum(
+        int(sc.get("message_count") or 0)
+        for b in builders
+        for sc in (b.get("sidechains") or [])
+        if isinstance(sc, dict)
+    )
+
+
+def conversations_import(
+    tool: str,
+    source: Path,
+    nbytes: int,
+    base: Path,
+    label: str,
+    timeout: float,
+    expected: int | None,
+) -> ToolRun:
+    home = base / f"home-{tool}-{label}-conv"
+    env = isolated_env(base, home)
+    argv = [*lazy_command(), "import-conversation", "--tool", tool, "--all", "--yes"]
+    argv += ["--all-projects", "--source", str(source), "--json"]
+    console.print(f"  lazy import-conversation --tool {tool} … (LAZY_HOME={home})")
+    run, _ = _timed(f"import-conversation --tool {tool}", argv, env, nbytes, home, timeout)
+    run.items_expected = expected
+    if run.returncode == 0:
+        run.items = count_messages(env, tool, timeout)
+        if run.items is not None and run.seconds:
+            run.items_per_s = run.items / run.seconds
+    shutil.rmtree(home, ignore_errors=True)
+    return run
+
+
+def memory_import(
+    tool: str,
+    source: Path,
+    nbytes: int,
+    base: Path,
+    label: str,
+    timeout: float,
+    expected: int | None,
+) -> ToolRun:
+    """``lazy import <tool>``: the per-message memory import, in a fresh store."""
+    home = base / f"home-{tool}-{label}-mem"
+    env = isolated_env(base, home)
+    argv = [*lazy_command(), "import", tool, "--source", str(source), "--include-temp-cwd"]
+    argv += ["--include-trivial", "--json"]
+    console.print(f"  lazy import {tool} … (LAZY_HOME={home})")
+    run, report = _timed(f"import {tool}", argv, env, nbytes, home, timeout)
+    run.items_expected = expected
+    if isinstance(report, dict) and isinstance(report.get("inserted"), int):
+        run.items = report["inserted"]
+        if run.seconds:
+            run.items_per_s = run.items / run.seconds
+    shutil.rmtree(home, ignore_errors=True)
+    return run
+
+
+def agent_import(
+    tool: str,
+    size: int,
+    seed: int,
+    base: Path,
+    timeout: float,
+    keep: bool,
+    largest: int | None,
+) -> ToolImport:
+    dest = base / f"corpus-{tool}"
+    console.print(f"[bold]{tool}[/bold]: generating {corpus.format_size(size)} history …")
+    info = agents_corpus.generate(tool, dest, size, seed, largest_session=largest)
+    os.sync()
+    nbytes = info.bytes_on_disk
+    what = (
+        "opencode.db file size"
+        if tool == "opencode"
+        else "rollout .jsonl bytes (sessions/YYYY/MM/DD)"
+    )
+    res = ToolImport(
+        tool=tool,
+        source_bytes=nbytes,
+        bytes_definition=what,
+        corpus=info.to_dict(),
+        gen_seconds=info.seconds,
+        conversations=conversations_import(
+            tool, info.source, nbytes, base, "full", timeout, info.stats.messages
+        ),
+    )
+    res.memories = memory_import(
+        tool, info.source, nbytes, base, "full", timeout, info.stats.memories
+    )
+    for run, what in ((res.conversations, "messages"), (res.memories, "memories")):
+        if run.items is not None and run.items != run.items_expected:
+            console.print(
+                f"  [yellow]{tool}: lazy stored {run.items} {what}, the generator wrote "
+                f"{run.items_expected}[/yellow]"
+            )
+    if not keep:
+        shutil.rmtree(dest, ignore_errors=True)
+    return res
+
+
+def claude_row(full: FullImport) -> ToolImport:
+    """Claude's full import as a row of the per-tool table."""
+    conv = ToolRun(
+        command="import-conversation",
+        returncode=full.returncode,
+        seconds=full.seconds,
+        cpu_seconds=full.cpu_seconds,
+        mb_per_s=full.mb_per_s,
+        items=full.messages,
+        items_expected=None,
+        items_per_s=full.messages_per_s,
+        peak_rss_bytes=full.peak_rss_bytes,
+        tree_rss_peak_bytes=full.tree_rss_peak_bytes,
+        store_bytes=full.store_bytes,
+        load_before=full.load_before,
+        error=full.error,
+    )
+    return ToolImport(
+        tool="claude",
+        source_bytes=int(full.corpus["bytes_on_disk"]),
+        bytes_definition="session .jsonl bytes (projects/<dir>/…)",
+        corpus=full.corpus,
+        gen_seconds=full.gen_seconds,
+        conversations=conv,
+        memories=full.memory,
+    )
+
+
+def compare_to_claude(rows: list[ToolImport]) -> None:
+    claude = next((r for r in rows if r.tool == "claude"), None)
+    if claude is None or claude.conversations.returncode != 0:
+        return
+    base = claude.conversations.mb_per_s
+    base_mem = (
+        claude.memories.mb_per_s if claude.memories and claude.memories.returncode == 0 else 0
+    )
+    for r in rows:
+        if r.conversations.returncode == 0 and base:
+            r.ratio_to_claude = r.conversations.mb_per_s / base
+            r.within_target = r.ratio_to_claude >= 1 / TARGET_TOOL_RATIO
+        if r.memories and r.memories.returncode == 0 and base_mem:
+            r.memories_ratio_to_claude = r.memories.mb_per_s / base_mem
 
 
 # --------------------------------------------------------------------------------------------------
@@ -642,6 +884,66 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
         )
 
 
+def tool_verdict(r: ToolImport) -> str:
+    if r.tool == "claude":
+        return "[dim]baseline[/dim]"
+    return verdict(r.within_target)
+
+
+def render_tools(rows: list[ToolImport]) -> None:
+    """Per tool, beside Claude: the conversations import, then the memory import."""
+    claude = next((r for r in rows if r.tool == "claude"), None)
+    for title, pick, ratio_of, what in (
+        (
+            "Per tool: lazy import-conversation --tool T --all --yes --all-projects --json",
+            lambda r: r.conversations,
+            lambda r: r.ratio_to_claude,
+            "messages",
+        ),
+        (
+            "Per tool: lazy import T --include-temp-cwd --include-trivial --json (memories)",
+            lambda r: r.memories,
+            lambda r: r.memories_ratio_to_claude,
+            "memories",
+        ),
+    ):
+        t = Table(title=title)
+        cols = ["tool", "source MB", "seconds", "MB/s", "MB/CPU-s", what, f"{what}/s", "peak RSS"]
+        cols.append("MB/s ÷ Claude")
+        if what == "messages":  # the target is on the conversations import
+            cols.append(f"within {TARGET_TOOL_RATIO:g}x of Claude")
+        for col in cols:
+            t.add_column(col, justify="right")
+        for r in rows:
+            run = pick(r)
+            if run is None:
+                continue
+            items = f"{run.items:,}" if run.items is not None else "—"
+            if run.items_expected is not None and run.items != run.items_expected:
+                items += f" [yellow](wrote {run.items_expected:,})[/yellow]"
+            failed = run.returncode not in (0, None)
+            t.add_row(
+                r.tool,
+                fmt(mb(r.source_bytes), ".1f"),
+                fmt(run.seconds, ".2f"),
+                fmt(run.mb_per_s) if not failed else "[red]failed[/red]",
+                fmt(mb(r.source_bytes) / run.cpu_seconds if run.cpu_seconds else None),
+                items,
+                fmt(run.items_per_s, ",.0f"),
+                corpus.format_size(run.peak_rss_bytes),
+                fmt(ratio_of(r), ".2f"),
+                *([tool_verdict(r)] if what == "messages" else []),
+            )
+        console.print(t)
+    if claude is None:
+        console.print("[dim]Claude was not run (--tools): no ratio to its figure. [/dim]", end="")
+    console.print(
+        f"[dim]target, reported not asserted: each tool's import-conversation MB/s within "
+        f"{TARGET_TOOL_RATIO:g}x of Claude's (ratio ≥ {1 / TARGET_TOOL_RATIO:.2f}). Bytes: "
+        "Claude and Codex the .jsonl files, OpenCode the opencode.db file size.[/dim]"
+    )
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -674,6 +976,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-full", action="store_true", help="skip the full-import runs")
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
+        "--tools",
+        default=",".join(TOOLS),
+        help="whose histories to import, comma-separated (default claude,codex,opencode); "
+        "the Claude-only figures (memory vs size, appended turn, baselines) need claude",
+    )
+    ap.add_argument(
         "--profile",
         action="store_true",
         help="also run the full import once under cProfile (not timed); keeps out/import.prof",
@@ -681,6 +989,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     size = corpus.parse_size(args.size)
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown or not tools:
+        ap.error(f"--tools: unknown {', '.join(unknown) or '(none)'}; choose from {TOOLS}")
     largest = corpus.parse_size(args.largest_session) if args.largest_session != "0" else None
     args.out.mkdir(parents=True, exist_ok=True)
     env_info = {
@@ -698,15 +1010,16 @@ def main(argv: list[str] | None = None) -> int:
 
     fulls: list[FullImport] = []
     incs: list[Incremental] = []
+    per_tool: list[ToolImport] = []
     with workdir(args.workdir, args.keep) as base:
         # the interpreter + lazy floor: listing an empty store
         floor = run_child(
             [*lazy_command(), "conversations", "--all-projects", "--json"],
-            dict(os.environ, LAZY_HOME=str(base / "home-floor")),
+            isolated_env(base, base / "home-floor"),
             args.timeout,
         )
         env_info["floor_rss_bytes"] = floor.maxrss_bytes if floor.returncode == 0 else None
-        if not args.skip_full:
+        if not args.skip_full and "claude" in tools:
             plan = []
             if args.small_fraction > 0:
                 plan.append(("small", int(size * args.small_fraction)))
@@ -715,25 +1028,54 @@ def main(argv: list[str] | None = None) -> int:
                 prof = args.out / "import.prof" if args.profile and label == "full" else None
                 fulls.append(
                     full_import(
-                        label, n, args.seed, base, rg, args.timeout, args.keep, largest, prof
+                        label,
+                        n,
+                        args.seed,
+                        base,
+                        rg,
+                        args.timeout,
+                        args.keep,
+                        largest,
+                        prof,
+                        memory=label == "full",
                     )
                 )
-        if not args.skip_incremental:
+                if fulls[-1].label == "full":
+                    per_tool.append(claude_row(fulls[-1]))
+        if not args.skip_full:
+            for tool in tools:
+                if tool != "claude":
+                    per_tool.append(
+                        agent_import(tool, size, args.seed, base, args.timeout, args.keep, largest)
+                    )
+            compare_to_claude(per_tool)
+        if not args.skip_incremental and "claude" in tools:
             for text in args.session_sizes.split(","):
                 n = corpus.parse_size(text)
                 incs.append(incremental(text.strip(), n, args.reps, args.seed, base))
 
     env_info["loadavg_end"] = os.getloadavg()
+    env_info["tools"] = tools
     render(fulls, incs, env_info)
+    if per_tool:
+        render_tools(per_tool)
     out: dict[str, Any] = {
         "env": env_info,
         "targets": {
             "full_import_mb_per_s": TARGET_MBPS,
             "appended_turn_ms": TARGET_APPEND_MS,
             "peak_memory": "independent of corpus size",
+            "tool_mb_per_s_within_x_of_claude": TARGET_TOOL_RATIO,
         },
         "full_import": [asdict(f) for f in fulls],
         "incremental": [asdict(r) for r in incs],
+        "per_tool": {
+            "target": f"import-conversation MB/s within {TARGET_TOOL_RATIO:g}x of Claude's "
+            "(reported, never asserted)",
+            "bytes": "claude and codex: the session .jsonl files; opencode: the opencode.db "
+            "file size",
+            "tools": [asdict(r) for r in per_tool],
+        },
     }
     if len(fulls) >= 2 and fulls[0].peak_rss_bytes:
         out["peak_rss_ratio_full_over_small"] = fulls[-1].peak_rss_bytes / fulls[0].peak_rss_bytes

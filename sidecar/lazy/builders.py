@@ -14,11 +14,17 @@ store's entry DAG, so stored conversations regroup without a re-import:
   parent was the other's leaf, and forks it when the parent lies mid-conversation;
 - a compaction boundary whose logical parent lies in another session continues it.
 
+Codex resumes in the same file and names a fork's origin (``forked_from_id``). OpenCode
+continues in the same session and writes nothing that links a fork to its origin but the
+title it gives the fork, "<origin title> (fork #N)": a fork of the earlier session of that
+title.
+
 ``summary.leafUuid`` is a title, not a link, and is not used.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -28,6 +34,7 @@ from lazy.store import Store
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
 JOIN_VERSION = 4
+_FORK_TITLE = re.compile(r"^(.*) \(fork #\d+\)$")
 
 
 @dataclass(slots=True)
@@ -44,6 +51,7 @@ class _S:
     head_uuid: str | None
     head_parent: str | None
     tail_uuid: str | None
+    title: str | None
     builder_id: str | None
     dirty: int
     rank: int = 0
@@ -65,7 +73,7 @@ def _link(
     s: _S,
     by_id: dict[str, _S],
     continued_from: dict[str, str],
-    first_with_head: dict[str, _S],
+    first_with: dict[str, _S],
 ) -> tuple[str | None, str]:
     """(the session ``s`` is joined to, "continue" | "fork"), or (None, "root")."""
     if s.id in continued_from:
@@ -79,11 +87,14 @@ def _link(
     if s.copied_from:
         origin = by_id.get(s.copied_from)
         return (origin.id if origin and origin.rank < s.rank else None), copy
+    if s.tool == "opencode" and s.title and (m := _FORK_TITLE.match(s.title)):
+        origin = first_with.get("title:" + m.group(1))
+        return (origin.id if origin and origin.rank < s.rank else None), "fork"
     if s.tool != "claude":
         return None, "root"  # the uuid-DAG rules below are Claude Code's
     if s.head_msg and s.version.startswith("1."):
         # 1.0.x -p --resume replays the earlier chain with fresh uuids but the same replies
-        first = first_with_head.get(s.head_msg)
+        first = first_with.get(s.head_msg)
         if first is not None and first.rank < s.rank:
             return first.id, "continue"
 
@@ -163,7 +174,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
         " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count,"
-        " tail_uuid, tool FROM sessions WHERE kind='main' AND oneshot=0"
+        " tail_uuid, tool, title FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
     rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
@@ -180,6 +191,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             head_uuid=r[8],
             head_parent=r[9],
             tail_uuid=r[13],
+            title=r[15],
             builder_id=r[10],
             dirty=r[11],
             rank=rank,
@@ -188,15 +200,17 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     ]
     by_id = {s.id: s for s in sessions}
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
-    first_with_head: dict[str, _S] = {}
+    first_with: dict[str, _S] = {}  # the first session with a head message id, or a title
     for s in sessions:
         if s.head_msg:
-            first_with_head.setdefault(s.head_msg, s)
+            first_with.setdefault(s.head_msg, s)
+        if s.tool == "opencode" and s.title:
+            first_with.setdefault("title:" + s.title, s)
     builder: dict[str, str] = {}
     forked: dict[str, str] = {}
     fork_of: dict[str, str] = {}
     for s in sessions:  # in order, so what a session continues is already placed
-        src, how = _link(c, s, by_id, continued_from, first_with_head)
+        src, how = _link(c, s, by_id, continued_from, first_with)
         if src is not None and how == "continue" and src in builder:
             builder[s.id] = builder[src]
         else:

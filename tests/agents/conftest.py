@@ -17,11 +17,9 @@ when ``CI=true``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -36,6 +34,7 @@ import pytest
 AGENTS_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(AGENTS_DIR))
 
+from agent_support import kill_group, node_major, require, unshare_prefix  # noqa: E402
 from driver import SCENARIOS, find_claude, find_release  # noqa: E402
 from old_releases import OLD_SCENARIOS, release_version  # noqa: E402
 
@@ -55,7 +54,6 @@ LONG_SCENARIOS = [
     "v1_0_resume",
 ]
 INTERACTIVE_SCENARIOS = {"interactive"} | {n for n, o in OLD_SCENARIOS.items() if o.interactive}
-IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 JsonDict = dict[str, Any]
 
@@ -66,34 +64,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def require(ok: bool, reason: str) -> None:
-    """Skip when a prerequisite is missing; in CI (CI=true) that is a failure instead."""
-    if ok:
-        return
-    if IN_CI:
-        pytest.fail(f"prerequisite missing (CI=true): {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
 # --------------------------------------------------------------------------------------------
 # Prerequisites
 # --------------------------------------------------------------------------------------------
-
-
-def unshare_prefix() -> list[str]:
-    unshare = shutil.which("unshare") or "unshare"
-    if os.geteuid() == 0:
-        return [unshare, "--net", "--"]
-    return [unshare, "--user", "--map-root-user", "--net", "--"]
-
-
-def node_major() -> int | None:
-    node = shutil.which("node")
-    if node is None:
-        return None
-    out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
-    digits = out.stdout.strip().lstrip("v").split(".")[0]
-    return int(digits) if digits.isdigit() else None
 
 
 def missing_release(alias: str | None) -> list[str]:
@@ -182,18 +155,9 @@ def _load_script(run: ScenarioRun) -> None:
 _LIVE: dict[int, subprocess.Popen[str]] = {}  # scenario processes running now, by pid
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    """Kill the process group we created for ``proc`` (start_new_session) and reap it."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=30)
-
-
 def kill_live_scenarios() -> None:
     for proc in list(_LIVE.values()):
-        _kill_group(proc)
+        kill_group(proc)
 
 
 def run_scenario(name: str, workdir: Path, timeout: float = SCENARIO_TIMEOUT) -> ScenarioRun:
@@ -217,11 +181,11 @@ def run_scenario(name: str, workdir: Path, timeout: float = SCENARIO_TIMEOUT) ->
         _, run.stderr = proc.communicate(timeout=timeout)
         run.returncode = proc.returncode
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         run.returncode = -9
         run.stderr = f"timed out after {timeout:.0f}s"
     finally:
-        _kill_group(proc)
+        kill_group(proc)
         _LIVE.pop(proc.pid, None)
         socket = workdir / "tmux.sock"
         if socket.exists():  # the scenario's private tmux server, if it outlived a crash

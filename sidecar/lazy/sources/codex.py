@@ -314,7 +314,8 @@ class CodexReader:
         usage: dict[str, Any] | None = None,
     ) -> None:
         if key is None:
-            text = "\n\n".join(str(b.get("text", "")) for b in blocks)
+            # the words alone: the event copy of a prompt carries no image
+            text = "\n\n".join(str(b["text"]) for b in blocks if b["type"] in ("text", "thinking"))
             synth = self._key(channel, role, text)
             placed = self._placed.get(synth)
             if placed is not None:

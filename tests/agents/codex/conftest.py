@@ -13,7 +13,6 @@ A missing prerequisite (codex, node, unshare, git) skips the tests, or fails the
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -22,7 +21,6 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -31,31 +29,9 @@ HERE = Path(__file__).resolve().parent
 AGENTS_DIR = HERE.parent
 sys.path[:0] = [str(HERE), str(AGENTS_DIR)]
 
+from agent_support import kill_group, node_major, require, unshare_prefix  # noqa: E402
 from codex_driver import SCENARIOS, find_codex  # noqa: E402
 from codex_harness import CodexRun, Imported, LazyCli, do_import, load_script  # noqa: E402
-
-
-def _agents_conftest() -> ModuleType:
-    """The Claude suite's conftest, for its helpers (``require``, ``unshare_prefix``, ...).
-
-    Loaded by path under its own name: pytest's module named ``conftest`` is whichever conftest
-    it imported last."""
-    name = "lazy_agents_conftest"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, AGENTS_DIR / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_agents = _agents_conftest()
-require = _agents.require
-unshare_prefix = _agents.unshare_prefix
-node_major = _agents.node_major
-kill_group = _agents._kill_group
 
 RUN_SCENARIO = HERE / "run_codex_scenario.py"
 SCENARIO_TIMEOUT = 180.0

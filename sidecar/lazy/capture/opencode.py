@@ -79,22 +79,24 @@ def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> 
 
 def _archive(c: sqlite3.Connection, file_id: int, records: list[Record]) -> int:
     """Keep each record version not yet kept; returns the bytes newly archived."""
+    have = set(
+        c.execute("SELECT record_id, hash FROM raw_records WHERE file_id=?", (file_id,)).fetchall()
+    )
+    now = now_iso()
     rows = []
     for r in records:
         digest = hashlib.blake2b(r.data, digest_size=16).digest()
-        rows.append((file_id, r.id, r.kind, digest, r.origin, r.data, now_iso()))
-    before = c.total_changes
-    fresh = 0
-    for row in rows:
-        c.execute(
-            "INSERT OR IGNORE INTO raw_records(file_id, record_id, kind, hash, origin, data,"
-            " seen_at) VALUES (?,?,?,?,?,?,?)",
-            (*row[:5], compress_raw(row[5]), row[6]),
-        )
-        if c.total_changes > before:
-            fresh += len(row[5])
-            before = c.total_changes
-    return fresh
+        if (r.id, digest) not in have:
+            have.add((r.id, digest))
+            rows.append(
+                (file_id, r.id, r.kind, digest, r.origin, compress_raw(r.data), now, len(r.data))
+            )
+    c.executemany(
+        "INSERT OR IGNORE INTO raw_records(file_id, record_id, kind, hash, origin, data, seen_at)"
+        " VALUES (?,?,?,?,?,?,?)",
+        [row[:7] for row in rows],
+    )
+    return sum(row[7] for row in rows)
 
 
 def rederive_records(c: sqlite3.Connection, file_id: int, key: str) -> int:

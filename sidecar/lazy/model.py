@@ -72,6 +72,15 @@ class SessionFacts:
     provider: str | None = None
     cursor: str | None = None  # reader state carried from one capture to the next (Codex: its turn)
 
+    def saw(self, ts: str | None) -> None:
+        """Widen the session's time span to take in ``ts`` (ISO 8601, UTC)."""
+        if ts is None:
+            return
+        if self.first_timestamp is None or ts < self.first_timestamp:
+            self.first_timestamp = ts
+        if self.last_timestamp is None or ts > self.last_timestamp:
+            self.last_timestamp = ts
+
 
 @dataclass(slots=True)
 class Quarantined:

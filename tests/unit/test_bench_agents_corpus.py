@@ -193,12 +193,6 @@ def opencode(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return ac.generate_opencode(tmp_path_factory.mktemp("opencode-data"), SIZE, seed=4)
 
 
-def test_opencode_ddl_is_the_readers() -> None:
-    from test_opencode_reader import DDL
-
-    assert ac.DDL == DDL
-
-
 def test_opencode_db_shapes(opencode: Any) -> None:
     db = opencode.source / "opencode.db"
     assert opencode.files == [db]

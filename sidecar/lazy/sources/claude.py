@@ -349,10 +349,7 @@ class ClaudeReader:
             return
         meta = bool(obj.get("isMeta"))
         if ts and not meta:  # a reused caveat line carries an older session's time
-            if facts.first_timestamp is None or ts < facts.first_timestamp:
-                facts.first_timestamp = ts
-            if facts.last_timestamp is None or ts > facts.last_timestamp:
-                facts.last_timestamp = ts
+            facts.saw(ts)
         for src, attr in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("version", "version")):
             v = obj.get(src)
             if isinstance(v, str) and v and getattr(facts, attr) is None:

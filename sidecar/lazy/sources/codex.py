@@ -229,7 +229,7 @@ class CodexReader:
                     self._message(
                         batch, f, "system", [{"type": "text", "text": msg}], ts, line_no, meta=True
                     )
-            self._seen(f, ts)
+            f.saw(ts)
             return
         if "record_type" in obj:
             return  # the bare format's state separators
@@ -241,14 +241,6 @@ class CodexReader:
             return
         batch.unknown_types["<none>"] = batch.unknown_types.get("<none>", 0) + 1
 
-    def _seen(self, f: SessionFacts, ts: str | None) -> None:
-        if ts is None:
-            return
-        if f.first_timestamp is None or ts < f.first_timestamp:
-            f.first_timestamp = ts
-        if f.last_timestamp is None or ts > f.last_timestamp:
-            f.last_timestamp = ts
-
     def _session_meta(
         self, batch: ReadBatch, f: SessionFacts, p: dict[str, Any], ts: str | None
     ) -> None:
@@ -256,7 +248,7 @@ class CodexReader:
             return  # a fork can carry its origin's meta among the copied lines
         self._meta_seen = True
         start = p.get("timestamp") if isinstance(p.get("timestamp"), str) else ts
-        self._seen(f, start)
+        f.saw(start)
         f.cwd = f.cwd or _str(p.get("cwd"))
         f.version = f.version or _str(p.get("cli_version"))
         f.provider = f.provider or _str(p.get("model_provider"))

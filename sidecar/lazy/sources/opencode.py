@@ -750,15 +750,6 @@ def _facts(batch: ReadBatch, sid: str) -> SessionFacts:
     return f
 
 
-def _widen(f: SessionFacts, ts: str | None) -> None:
-    if ts is None:
-        return
-    if f.first_timestamp is None or ts < f.first_timestamp:
-        f.first_timestamp = ts
-    if f.last_timestamp is None or ts > f.last_timestamp:
-        f.last_timestamp = ts
-
-
 def _session_facts(batch: ReadBatch, sid: str, obj: dict[str, Any]) -> None:
     f = _facts(batch, sid)
     for src, attr in (("directory", "cwd"), ("title", "title"), ("version", "version")):
@@ -791,8 +782,8 @@ def _part_of(msg: _Msg, batch: ReadBatch) -> MessagePart | None:
     usage = tokens if role == "assistant" and isinstance(tokens, dict) else None
 
     f = _facts(batch, msg.sid)
-    _widen(f, ts)
-    _widen(f, iso_ms(time.get("completed")))
+    f.saw(ts)
+    f.saw(iso_ms(time.get("completed")))
     if role == "assistant":
         if f.provider is None and provider is not None:
             f.provider = provider
@@ -889,6 +880,6 @@ def read(records: list[Record]) -> ReadBatch:
         f = _facts(batch, sid)
         if f.first_timestamp is None:  # a session with no messages yet: its own times
             time = _dict(obj.get("time"))
-            _widen(f, iso_ms(time.get("created")))
-            _widen(f, iso_ms(time.get("updated")))
+            f.saw(iso_ms(time.get("created")))
+            f.saw(iso_ms(time.get("updated")))
     return batch

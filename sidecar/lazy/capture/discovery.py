@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lazy.capture.pipeline import open_source
 from lazy.capture.projects import project_of
 from lazy.model import Quarantined
 from lazy.sources import COMPRESSED, file_identity, make_reader
 from lazy.sources.jsonl import split_lines
+from lazy.sources.opencode import iso_ms, list_sessions
 
 HEAD_BYTES = 256 * 1024
 
@@ -105,13 +107,7 @@ def read_head(path: Path, tool: str = "claude") -> Head:
     """What the first lines of a session file say, read by the same reader and one-shot
     rule as capture."""
     try:
-        if path.name.endswith(COMPRESSED):
-            from lazy.capture.pipeline import open_source
-
-            f = open_source(path)[0]
-        else:
-            f = open(path, "rb")  # noqa: SIM115 - closed just below
-        with f:
+        with open_source(path)[0] as f:
             head = f.read(HEAD_BYTES)
     except Exception:  # unreadable or damaged: capture will say why
         return Head()
@@ -322,8 +318,6 @@ def discover_opencode(
 ) -> Discovery:
     """OpenCode sessions in its data dir ($XDG_DATA_HOME/opencode: opencode.db and the
     older JSON storage) and ``sources``; child sessions are sidechains of their parent."""
-    from lazy.sources.opencode import iso_ms, list_sessions
-
     roots = ([opencode_home()] if default_roots else []) + _explicit(sources)
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from lazy.builders import refresh
 from lazy.capture.discovery import Candidate, Discovery
+from lazy.capture.opencode import capture_session
 from lazy.capture.pipeline import CaptureResult, Fresh, capture_file, parse_ahead
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
 from lazy.store import Store
@@ -88,8 +89,6 @@ def _grown(cand: Candidate, read_offset: int, stamp: str | None) -> bool:
 def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> CaptureResult:
     """Capture one discovered candidate, whichever agent wrote it; Builders not regrouped."""
     if cand.ref is not None:
-        from lazy.capture.opencode import capture_session
-
         assert cand.data_dir is not None
         return capture_session(store, cand.data_dir, cand.ref, regroup=False)
     return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.tool)

@@ -83,7 +83,7 @@ def parse_ahead(path: Path, tool: str | None = None) -> Fresh | None:
         f, size, mtime = open_source(path)
         with f:
             data = read_complete(f, 0, BATCH)
-    except (OSError, ValueError):
+    except Exception:  # unreadable, or a damaged compressed rollout: capture will say why
         return None
     reader = make_reader(tool or tool_of(path), str(path), sid, agent)
     batch = reader.read(split_lines(data, 0, 1))

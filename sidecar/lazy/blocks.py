@@ -113,6 +113,21 @@ def render_all(blocks: list[dict[str, Any]]) -> str:
     return "\n\n".join(t for t in map(render_block, blocks) if t)
 
 
+def note_calls(blocks: list[dict[str, Any]], names: dict[str, str]) -> None:
+    """Remember the tool calls in ``blocks`` (call id -> tool name)."""
+    for b in blocks:
+        if b["type"] == "tool_use" and b.get("id") and b.get("name"):
+            names[str(b["id"])] = str(b["name"])
+
+
+def answered(blocks: list[dict[str, Any]], names: dict[str, str]) -> str | None:
+    """The tool whose call a message's tool_result answers, among the calls noted."""
+    for b in blocks:
+        if b["type"] == "tool_result" and str(b.get("tool_use_id")) in names:
+            return names[str(b.get("tool_use_id"))]
+    return None
+
+
 def calls(blocks: list[dict[str, Any]], width: int = 160) -> list[str]:
     """One line per tool call: ``Bash({"command": "ls"})``, cut to ``width``."""
     out = []

@@ -21,6 +21,7 @@ from lazy.sources import file_identity
 from lazy.sources.codex import CodexReader, is_harness
 from lazy.sources.jsonl import split_lines
 from lazy.store import Store
+from lazy.store.queries import resolve_builder, transcript
 from support import CORPUS, require
 
 CODEX_CORPUS = CORPUS / "codex"
@@ -532,3 +533,12 @@ def test_conversations_tool_codex_lists_only_codex(tmp_path: Path) -> None:
     assert codex["tool"] == "codex" and codex["session_ids"] == [r.id]
     assert [b["tool"] for b in listed("opencode")] == ["opencode"]
     assert sorted(b["tool"] for b in listed("codex", "claude")) == ["claude", "codex"]
+
+
+def test_transcript_names_the_tool_each_output_answers(store: Store) -> None:
+    capture_file(store, corpus_file(LEGACY), tool="codex")
+    t = transcript(store.conn, resolve_builder(store.conn, "legacy-response-records"))
+    results = [m for m in t.messages if m.role == "tool_result"]
+    assert len(results) == 2
+    assert [m.tool_name for m in results] == ["shell", "shell"]
+    assert "alpha.txt" in results[0].text

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from lazy.blocks import render_all
+from lazy.blocks import answered, note_calls, render_all
 from lazy.capture.discovery import Discovery, discover_tool
 from lazy.capture.importer import run_import
 from lazy.capture.projects import git_remote
@@ -306,12 +306,9 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
         (s["id"],),
     ).fetchall()
     messages = [(r, unpack_blocks(r[4], r[3])) for r in rows]
-    tool_names = {
-        b.get("id"): b.get("name")
-        for _, blocks in messages
-        for b in blocks
-        if b["type"] == "tool_use" and b.get("id")
-    }
+    tool_names: dict[str, str] = {}
+    for _, blocks in messages:
+        note_calls(blocks, tool_names)
     out = []
     for (
         key,
@@ -334,15 +331,7 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
             content = "\n\n".join(str(b.get("text", "")) for b in blocks if b["type"] == "text")
         if not content:
             continue
-        if tool_name is None:
-            tool_name = next(
-                (
-                    tool_names.get(b.get("tool_use_id"))
-                    for b in blocks
-                    if b["type"] == "tool_result"
-                ),
-                None,
-            )
+        tool_name = tool_name or answered(blocks, tool_names)
         m = dict(base)
         m.update(
             source_message_id=key,

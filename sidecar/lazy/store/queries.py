@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from lazy.blocks import calls, render
+from lazy.blocks import answered, calls, note_calls, render
 from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
 from lazy.store.archive import unpack_blocks
 
@@ -153,10 +153,12 @@ def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     return _infos(conn, rows)[0]
 
 
-def _view(row: tuple[object, ...]) -> MessageView:
+def _view(row: tuple[object, ...], names: dict[str, str]) -> MessageView:
     n, role, text, sid, ts, kinds, model, tool, packed = row
     said = str(text)
     blocks = unpack_blocks(packed, said) if isinstance(packed, bytes) else None
+    if blocks:
+        note_calls(blocks, names)
     return MessageView(
         number=int(n),  # type: ignore[call-overload]
         role=str(role),
@@ -165,13 +167,15 @@ def _view(row: tuple[object, ...]) -> MessageView:
         timestamp=ts if isinstance(ts, str) else None,
         kinds=orjson.loads(kinds),  # type: ignore[arg-type]
         model=model if isinstance(model, str) else None,
-        tool_name=tool if isinstance(tool, str) else None,
+        tool_name=tool if isinstance(tool, str) else (answered(blocks or [], names)),
         calls=calls(blocks) if said and blocks else [],
     )
 
 
 def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
-    return [_view(r) for r in rows]
+    """Messages in order; a tool result is named by the call it answers."""
+    names: dict[str, str] = {}
+    return [_view(r, names) for r in rows]
 
 
 _MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks"

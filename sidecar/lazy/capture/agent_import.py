@@ -31,9 +31,9 @@ from lazy.model import (
     SessionImport,
     SessionSkip,
 )
-from lazy.store import Store
+from lazy.store import Store, lazy_home
 from lazy.store.archive import unpack_blocks
-from lazy.store.memories import Planned, reconcile, slug_for
+from lazy.store.memories import Planned, given_slugs, reconcile, slug_for
 from lazy.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, join, label
 
 # Part of every memory's meta: bumping it rewrites every memory on the next import.
@@ -114,8 +114,8 @@ Progress = Callable[[str, Any], None]
 def run(
     store: Store | None, tool: str, o: Options, progress: Progress | None = None
 ) -> AgentImportReport:
-    """Import ``tool``'s sessions as memories. ``store`` may be None for a dry run on a
-    machine with no store yet: nothing is created."""
+    """Import ``tool``'s sessions as memories. A dry run (``store`` None) captures into a
+    throwaway store and writes nothing anywhere else."""
     report = AgentImportReport(
         tool=tool,
         dry_run=o.dry_run,
@@ -134,7 +134,7 @@ def run(
             if progress:
                 progress("session", skip)
     if o.dry_run or store is None:
-        with _scratch(store) as scratch:
+        with _scratch() as scratch:
             _capture_and_plan(scratch, d, wanted, tool, o, report, progress)
     else:
         _capture_and_plan(store, d, wanted, tool, o, report, progress)
@@ -142,13 +142,13 @@ def run(
 
 
 @contextmanager
-def _scratch(store: Store | None) -> Iterator[Store]:
-    """A throwaway store for --dry-run: the slugs already given out are copied in, so the
-    paths shown are the ones a real import would use; nothing of the real store changes."""
+def _scratch() -> Iterator[Store]:
+    """A throwaway store for --dry-run, holding the slugs the real store has given out (read
+    read-only), so the paths shown are the ones a real import would use."""
     tmp = Path(tempfile.mkdtemp(prefix="lazy-dry-run-"))
     scratch = Store.open(tmp)
     try:
-        rows = store.conn.execute("SELECT * FROM project_slugs").fetchall() if store else []
+        rows = given_slugs(lazy_home() / "store.db")
         with scratch.write() as c:
             c.executemany("INSERT INTO project_slugs VALUES (?,?)", rows)
         yield scratch

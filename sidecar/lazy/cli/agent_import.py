@@ -16,7 +16,6 @@ from lazy.capture.agent_import import Options, run
 from lazy.capture.discovery import Candidate
 from lazy.cli.common import emit_json, err, open_store, out
 from lazy.model import AgentImportReport, SessionImport, SessionSkip
-from lazy.store import lazy_home
 from lazy.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, TreeError, check_node_name, parse_path
 
 NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
@@ -98,8 +97,8 @@ def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportRepo
                 if verbose and not as_json:
                     bar.console.print(_session_line(item), highlight=False, soft_wrap=True)
 
-        if o.dry_run and not (lazy_home() / "store.db").exists():
-            return run(None, tool, o, progress)  # nothing to read from, nothing to create
+        if o.dry_run:
+            return run(None, tool, o, progress)  # the real store is only read, for its slugs
         with open_store() as store:
             return run(store, tool, o, progress)
 

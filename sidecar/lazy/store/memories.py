@@ -7,6 +7,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import orjson
 
@@ -23,6 +24,23 @@ def uuid7() -> str:
     value |= 0b10 << 62 | rand & ((1 << 62) - 1)
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def given_slugs(db: Path) -> list[tuple[str, str]]:
+    """The (project, slug) pairs a store has given out, read without writing anything (no
+    migration, no lock held past the read); none when there is no such store yet."""
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return [
+                (str(a), str(b)) for a, b in conn.execute("SELECT project, slug FROM project_slugs")
+            ]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []  # an older schema, or a damaged store: a dry run then guesses fresh slugs
 
 
 def slug_for(c: sqlite3.Connection, project: str) -> str:

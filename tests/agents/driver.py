@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_anthropic import Block, FakeAnthropic, Rule, text, thinking, tool_use
+from scenario_env import init_git_project, sandbox_env
 
 AGENTS_DIR = Path(__file__).resolve().parent
 NODE_MODULES = AGENTS_DIR / "node_modules"
@@ -156,26 +157,7 @@ class Sandbox:
     def setup(self) -> None:
         for sub in ("home", "config", "xdg/config", "xdg/data", "xdg/cache", "xdg/state", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        self.project.mkdir(parents=True, exist_ok=True)
-        git = ["git", "-C", str(self.project)]
-        subprocess.run([*git, "init", "-q", "-b", "main"], check=True, env=self.env())
-        (self.project / "README.md").write_text("lazy agent test project\n")
-        subprocess.run([*git, "add", "README.md"], check=True, env=self.env())
-        subprocess.run(
-            [
-                *git,
-                "-c",
-                "user.name=lazy",
-                "-c",
-                "user.email=lazy@example.invalid",
-                "commit",
-                "-q",
-                "-m",
-                "init",
-            ],
-            check=True,
-            env=self.env(),
-        )
+        init_git_project(self.project, self.env(), {"README.md": "lazy agent test project\n"})
         self.write_config()
 
     def write_config(self) -> None:
@@ -223,36 +205,23 @@ class Sandbox:
         (self.config / "settings.json").write_text(json.dumps(settings, indent=2))
 
     def env(self) -> dict[str, str]:
-        root = self.root
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "TERM": "xterm-256color",
-            "SHELL": shutil.which("bash") or "/bin/sh",
-            "HOME": str(self.home),
-            "USER": os.environ.get("USER", "root"),
-            "CLAUDE_CONFIG_DIR": str(self.config),
-            "XDG_CONFIG_HOME": str(root / "xdg/config"),
-            "XDG_DATA_HOME": str(root / "xdg/data"),
-            "XDG_CACHE_HOME": str(root / "xdg/cache"),
-            "XDG_STATE_HOME": str(root / "xdg/state"),
-            "TMPDIR": str(root / "tmp"),
-            "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "DISABLE_BUG_COMMAND": "1",
-            "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
-            "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
-            "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "lazy",
-            "GIT_AUTHOR_EMAIL": "lazy@example.invalid",
-            "GIT_COMMITTER_NAME": "lazy",
-            "GIT_COMMITTER_EMAIL": "lazy@example.invalid",
-        }
+        env = sandbox_env(
+            home=self.home, tmp=self.root / "tmp", term="xterm-256color", xdg=self.root / "xdg"
+        )
+        env.update(
+            {
+                "CLAUDE_CONFIG_DIR": str(self.config),
+                "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "DISABLE_BUG_COMMAND": "1",
+                "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+                "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+                "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+            }
+        )
         if self.base_url:
             env["ANTHROPIC_BASE_URL"] = self.base_url
         return env

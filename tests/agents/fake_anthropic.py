@@ -11,21 +11,20 @@ Runs on 127.0.0.1 (meant to live inside a loopback-only network namespace togeth
 * Side calls Claude Code makes on its own (title/topic generation, quota probes, compaction
   summaries, ...) are recognised first and answered with harmless canned replies, so they never
   consume the scripted rules.
-* Every request and the reply chosen are appended to a JSON-lines log.
+* Every request and the reply chosen are appended to a JSON-lines log (fake_http.py).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from fake_http import FakeHandler, FakeServer, argv_port, chunks
 
 JsonDict = dict[str, Any]
 
@@ -274,8 +273,97 @@ def classify_side_call(body: JsonDict) -> Decision | None:
 # --------------------------------------------------------------------------------------------
 
 
-class FakeAnthropic:
+class AnthropicHandler(FakeHandler):
+    server_version = "lazy-fake-anthropic/1"
+    fake: ClassVar[FakeAnthropic]
+
+    def json_headers(self) -> dict[str, str]:
+        return {"request-id": f"req_lazyfake{time.monotonic_ns()}"}
+
+    def get_reply(self, route: str) -> tuple[int, JsonDict]:
+        if route == "/v1/models":
+            return 200, {"data": [], "has_more": False, "first_id": None, "last_id": None}
+        return 404, {
+            "type": "error",
+            "error": {"type": "not_found_error", "message": "fake: not found"},
+        }
+
+    def handle_post(self, route: str, body: JsonDict) -> bool:
+        if route == "/v1/messages/count_tokens":
+            tokens = max(1, len(json.dumps(body)) // 4)
+            self.fake.record({"kind": "count_tokens", "path": self.path})
+            self.send_json(200, {"input_tokens": tokens})
+            return True
+        if route != "/v1/messages":
+            return False
+        self._messages(body)
+        return True
+
+    def _messages(self, body: JsonDict) -> None:
+        fake = self.fake
+        decision = fake.decide(body)
+        if decision.delay:
+            time.sleep(decision.delay)
+        model = str(body.get("model") or "claude-fake")
+        msg_id = fake.next_id("msg")
+        blocks = [b.to_json() for b in decision.blocks]
+        input_tokens = max(1, len(json.dumps(body.get("messages") or [])) // 4)
+        output_tokens = max(1, len(json.dumps(blocks)) // 4)
+        usage = {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "service_tier": "standard",
+        }
+        fake.record(
+            {
+                "kind": decision.kind,
+                "rule": decision.rule,
+                "path": self.path,
+                "time": time.time(),
+                "model": model,
+                "stream": bool(body.get("stream")),
+                "max_tokens": body.get("max_tokens"),
+                "n_tools": len(body.get("tools") or []),
+                "tool_names": [
+                    t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)
+                ],
+                "system_head": system_text(body)[:400],
+                "last_user_text": last_user_text(body)[-1500:],
+                "tool_results": last_tool_result_ids(body),
+                "n_messages": len(body.get("messages") or []),
+                "message_id": msg_id,
+                "session_id": request_session_id(body),
+                "reply": blocks,
+                "stop_reason": decision.stop_reason,
+                "body": body if fake.log_full_bodies else None,
+            }
+        )
+        message = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": blocks,
+            "stop_reason": decision.stop_reason,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        if not body.get("stream"):
+            self.send_json(200, message)
+            return
+        self.send_sse(
+            sse_events(message),
+            content_type="text/event-stream; charset=utf-8",
+            headers=self.json_headers(),
+        )
+
+
+class FakeAnthropic(FakeServer[Rule]):
     """Scripted fake Anthropic API. Use as a context manager or call start()/stop()."""
+
+    handler_class = AnthropicHandler
 
     def __init__(
         self,
@@ -285,230 +373,17 @@ class FakeAnthropic:
         port: int = 0,
         side_classifier: SideClassifier = classify_side_call,
     ) -> None:
-        self.rules: list[Rule] = list(rules or [])
-        self.log_path = log_path
+        super().__init__(rules, log_path, host, port)
         self.side_classifier = side_classifier
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self.records: list[JsonDict] = []
-        self.unscripted: list[JsonDict] = []
-        handler = self._make_handler()
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -------------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        return int(self.httpd.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> FakeAnthropic:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # -- scripting -------------------------------------------------------------------------
-
-    def add(self, rule: Rule) -> Rule:
-        with self._lock:
-            self.rules.append(rule)
-        return rule
-
-    def main_requests(self) -> list[JsonDict]:
-        with self._lock:
-            return [r for r in self.records if r["kind"] in ("main", "unscripted")]
-
-    def wait_for(self, predicate: Callable[[list[JsonDict]], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                snapshot = list(self.records)
-            if predicate(snapshot):
-                return True
-            time.sleep(0.05)
-        return False
 
     def decide(self, body: JsonDict) -> Decision:
         side = self.side_classifier(body)
         if side is not None:
             return side
-        with self._lock:
-            for rule in self.rules:
-                if rule.matches(body):
-                    rule.used += 1
-                    return Decision(
-                        "main", rule.name, list(rule.reply), rule.final_stop_reason(), rule.delay
-                    )
-        return Decision("unscripted", None, [text(DEFAULT_TEXT)], "end_turn")
-
-    def _record(self, entry: JsonDict) -> None:
-        with self._lock:
-            self.records.append(entry)
-            if entry["kind"] == "unscripted":
-                self.unscripted.append(entry)
-            if self.log_path is not None:
-                with self.log_path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-    def next_message_id(self) -> str:
-        return f"msg_lazyfake{next(self._ids):06d}"
-
-    # -- HTTP ------------------------------------------------------------------------------
-
-    def _make_handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version = "lazy-fake-anthropic/1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def _body(self) -> bytes:
-                length = int(self.headers.get("Content-Length") or 0)
-                return self.rfile.read(length) if length else b""
-
-            def _send_json(self, status: int, payload: JsonDict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("request-id", f"req_lazyfake{time.monotonic_ns()}")
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                fake._record({"kind": "other", "method": "GET", "path": self.path})
-                path = self.path.split("?", 1)[0]
-                if path == "/v1/models":
-                    self._send_json(
-                        200, {"data": [], "has_more": False, "first_id": None, "last_id": None}
-                    )
-                    return
-                self._send_json(
-                    404,
-                    {
-                        "type": "error",
-                        "error": {"type": "not_found_error", "message": "fake: not found"},
-                    },
-                )
-
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self) -> None:
-                raw = self._body()
-                path = self.path.split("?", 1)[0]
-                try:
-                    body: JsonDict = json.loads(raw) if raw else {}
-                except json.JSONDecodeError:
-                    body = {}
-                if path == "/v1/messages/count_tokens":
-                    tokens = max(1, len(json.dumps(body)) // 4)
-                    fake._record({"kind": "count_tokens", "path": self.path})
-                    self._send_json(200, {"input_tokens": tokens})
-                    return
-                if path != "/v1/messages":
-                    fake._record({"kind": "other", "method": "POST", "path": self.path})
-                    self._send_json(200, {})
-                    return
-                self._messages(body)
-
-            def _messages(self, body: JsonDict) -> None:
-                decision = fake.decide(body)
-                if decision.delay:
-                    time.sleep(decision.delay)
-                model = str(body.get("model") or "claude-fake")
-                msg_id = fake.next_message_id()
-                blocks = [b.to_json() for b in decision.blocks]
-                input_tokens = max(1, len(json.dumps(body.get("messages") or [])) // 4)
-                output_tokens = max(1, len(json.dumps(blocks)) // 4)
-                usage = {
-                    "input_tokens": input_tokens,
-                    "output_tokens": output_tokens,
-                    "cache_creation_input_tokens": 0,
-                    "cache_read_input_tokens": 0,
-                    "service_tier": "standard",
-                }
-                fake._record(
-                    {
-                        "kind": decision.kind,
-                        "rule": decision.rule,
-                        "path": self.path,
-                        "time": time.time(),
-                        "model": model,
-                        "stream": bool(body.get("stream")),
-                        "max_tokens": body.get("max_tokens"),
-                        "n_tools": len(body.get("tools") or []),
-                        "tool_names": [
-                            t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)
-                        ],
-                        "system_head": system_text(body)[:400],
-                        "last_user_text": last_user_text(body)[-1500:],
-                        "tool_results": last_tool_result_ids(body),
-                        "n_messages": len(body.get("messages") or []),
-                        "message_id": msg_id,
-                        "session_id": request_session_id(body),
-                        "reply": blocks,
-                        "stop_reason": decision.stop_reason,
-                        "body": body if fake.log_full_bodies else None,
-                    }
-                )
-                message = {
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": blocks,
-                    "stop_reason": decision.stop_reason,
-                    "stop_sequence": None,
-                    "usage": usage,
-                }
-                if not body.get("stream"):
-                    self._send_json(200, message)
-                    return
-                self._stream(message)
-
-            def _event(self, name: str, payload: JsonDict) -> None:
-                data = f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode()
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-
-            def _stream(self, message: JsonDict) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.send_header("request-id", f"req_lazyfake{time.monotonic_ns()}")
-                self.end_headers()
-                for name, payload in sse_events(message):
-                    self._event(name, payload)
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-
-        return Handler
-
-    log_full_bodies: bool = False
+        rule = self.take_rule(body)
+        if rule is None:
+            return Decision("unscripted", None, [text(DEFAULT_TEXT)], "end_turn")
+        return Decision("main", rule.name, list(rule.reply), rule.final_stop_reason(), rule.delay)
 
 
 def sse_events(message: JsonDict) -> list[tuple[str, JsonDict]]:
@@ -540,14 +415,14 @@ def sse_events(message: JsonDict) -> list[tuple[str, JsonDict]]:
             )
         )
         if kind == "text":
-            for piece in _chunks(block["text"]):
+            for piece in chunks(block["text"]):
                 delta(index, {"type": "text_delta", "text": piece})
         elif kind == "thinking":
-            for piece in _chunks(block["thinking"]):
+            for piece in chunks(block["thinking"]):
                 delta(index, {"type": "thinking_delta", "thinking": piece})
             delta(index, {"type": "signature_delta", "signature": block["signature"]})
         else:
-            for piece in _chunks(json.dumps(block["input"]), 24):
+            for piece in chunks(json.dumps(block["input"]), 24):
                 delta(index, {"type": "input_json_delta", "partial_json": piece})
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     events.append(
@@ -564,25 +439,8 @@ def sse_events(message: JsonDict) -> list[tuple[str, JsonDict]]:
     return events
 
 
-def _chunks(value: str, size: int = 16) -> list[str]:
-    if not value:
-        return []
-    return [value[i : i + size] for i in range(0, len(value), size)]
-
-
 if __name__ == "__main__":  # manual debugging: python fake_anthropic.py [port]
-    import sys
-
-    server = FakeAnthropic(
-        [Rule("echo", [text("hello from the fake")], times=0)],
-        log_path=Path("fake_anthropic.log.jsonl"),
-        port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
-    )
-    server.log_full_bodies = True
-    print(server.base_url, flush=True)
-    server.start()
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        server.stop()
+    rules = [Rule("echo", [text("hello from the fake")], times=0)]
+    FakeAnthropic(
+        rules, Path("fake_anthropic.log.jsonl"), port=argv_port()
+    ).serve_until_interrupted()

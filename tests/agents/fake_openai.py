@@ -21,15 +21,13 @@ Runs on 127.0.0.1 (meant to live inside a loopback-only network namespace togeth
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from fake_http import FakeHandler, FakeServer, argv_port, chunks
 
 JsonDict = dict[str, Any]
 
@@ -220,8 +218,57 @@ class Decision:
 # --------------------------------------------------------------------------------------------
 
 
-class FakeOpenAI:
+class OpenAIHandler(FakeHandler):
+    server_version = "lazy-fake-openai/1"
+    fake: ClassVar[FakeOpenAI]
+
+    def get_reply(self, route: str) -> tuple[int, JsonDict]:
+        if route.rstrip("/").endswith("/models"):
+            return 200, {"object": "list", "data": [], "models": []}
+        return 404, {"error": {"type": "not_found", "message": "fake"}}
+
+    def handle_post(self, route: str, body: JsonDict) -> bool:
+        if not route.rstrip("/").endswith("/responses"):
+            return False
+        fake = self.fake
+        decision, response = fake.build_response(body)
+        fake.record(
+            {
+                "kind": decision.kind,
+                "rule": decision.rule,
+                "path": self.path,
+                "time": time.time(),
+                "model": body.get("model"),
+                "stream": bool(body.get("stream")),
+                "tool_names": tool_names(body),
+                "new_turn": is_new_turn(body),
+                "last_user_text": last_user_text(body)[-1500:],
+                "tool_outputs": tool_outputs_since_user(body),
+                "n_input": len(_input(body)),
+                "input_types": [
+                    f"{i.get('type', 'message')}:{i.get('role', '')}" for i in _input(body)
+                ],
+                "session_header": self.headers.get("session_id") or self.headers.get("session-id"),
+                "response_id": response["id"],
+                "reply": response["output"],
+                "body": body if fake.log_full_bodies else None,
+            }
+        )
+        if not body.get("stream"):
+            self.send_json(200, response)
+            return True
+        self.send_sse(
+            ((event["type"], event) for event in sse_events(response)),
+            headers={"x-request-id": f"req_lazyfake{time.monotonic_ns()}"},
+        )
+        return True
+
+
+class FakeOpenAI(FakeServer[Rule]):
     """Scripted fake OpenAI Responses API. Use as a context manager or call start()/stop()."""
+
+    handler_class = OpenAIHandler
+    base_path = "/v1"  # what a Codex ``model_providers.<id>.base_url`` should hold
 
     def __init__(
         self,
@@ -231,86 +278,17 @@ class FakeOpenAI:
         port: int = 0,
         workdir: str | None = None,
     ) -> None:
-        self.rules: list[Rule] = list(rules or [])
-        self.log_path = log_path
+        super().__init__(rules, log_path, host, port)
         self.workdir = workdir  # passed as the shell tool's workdir argument
-        self.log_full_bodies = False
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self.records: list[JsonDict] = []
-        self.unscripted: list[JsonDict] = []
-        self.httpd = ThreadingHTTPServer((host, port), self._make_handler())
-        self.httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -------------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        return int(self.httpd.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        """What a Codex ``model_providers.<id>.base_url`` should hold."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # -- scripting -------------------------------------------------------------------------
-
-    def add(self, rule: Rule) -> Rule:
-        with self._lock:
-            self.rules.append(rule)
-        return rule
 
     def responses(self) -> list[JsonDict]:
-        with self._lock:
-            return [r for r in self.records if r["kind"] in ("main", "unscripted")]
-
-    def wait_for(self, predicate: Callable[[list[JsonDict]], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                snapshot = list(self.records)
-            if predicate(snapshot):
-                return True
-            time.sleep(0.05)
-        return False
+        return self.main_requests()
 
     def decide(self, body: JsonDict) -> Decision:
-        with self._lock:
-            for rule in self.rules:
-                if rule.matches(body):
-                    rule.used += 1
-                    return Decision("main", rule.name, list(rule.reply))
-        return Decision("unscripted", None, [message(DEFAULT_TEXT)])
-
-    def _record(self, entry: JsonDict) -> None:
-        with self._lock:
-            self.records.append(entry)
-            if entry["kind"] == "unscripted":
-                self.unscripted.append(entry)
-            if self.log_path is not None:
-                with self.log_path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-    def next_id(self, prefix: str) -> str:
-        return f"{prefix}_lazyfake{next(self._ids):06d}"
+        rule = self.take_rule(body)
+        if rule is None:
+            return Decision("unscripted", None, [message(DEFAULT_TEXT)])
+        return Decision("main", rule.name, list(rule.reply))
 
     def build_response(self, body: JsonDict) -> tuple[Decision, JsonDict]:
         decision = self.decide(body)
@@ -340,103 +318,6 @@ class FakeOpenAI:
         }
         return decision, response
 
-    # -- HTTP ------------------------------------------------------------------------------
-
-    def _make_handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version = "lazy-fake-openai/1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def _body(self) -> bytes:
-                length = int(self.headers.get("Content-Length") or 0)
-                return self.rfile.read(length) if length else b""
-
-            def _send_json(self, status: int, payload: JsonDict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
-                fake._record(
-                    {"kind": "other", "method": "GET", "path": self.path, "time": time.time()}
-                )
-                if path.rstrip("/").endswith("/models"):
-                    self._send_json(200, {"object": "list", "data": [], "models": []})
-                    return
-                self._send_json(404, {"error": {"type": "not_found", "message": "fake"}})
-
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self) -> None:
-                raw = self._body()
-                path = self.path.split("?", 1)[0]
-                try:
-                    body: JsonDict = json.loads(raw) if raw else {}
-                except json.JSONDecodeError:
-                    body = {}
-                if not path.rstrip("/").endswith("/responses"):
-                    fake._record(
-                        {"kind": "other", "method": "POST", "path": self.path, "time": time.time()}
-                    )
-                    self._send_json(200, {})
-                    return
-                decision, response = fake.build_response(body)
-                fake._record(
-                    {
-                        "kind": decision.kind,
-                        "rule": decision.rule,
-                        "path": self.path,
-                        "time": time.time(),
-                        "model": body.get("model"),
-                        "stream": bool(body.get("stream")),
-                        "tool_names": tool_names(body),
-                        "new_turn": is_new_turn(body),
-                        "last_user_text": last_user_text(body)[-1500:],
-                        "tool_outputs": tool_outputs_since_user(body),
-                        "n_input": len(_input(body)),
-                        "input_types": [
-                            f"{i.get('type', 'message')}:{i.get('role', '')}" for i in _input(body)
-                        ],
-                        "session_header": self.headers.get("session_id")
-                        or self.headers.get("session-id"),
-                        "response_id": response["id"],
-                        "reply": response["output"],
-                        "body": body if fake.log_full_bodies else None,
-                    }
-                )
-                if not body.get("stream"):
-                    self._send_json(200, response)
-                    return
-                self._stream(response)
-
-            def _stream(self, response: JsonDict) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.send_header("x-request-id", f"req_lazyfake{time.monotonic_ns()}")
-                self.end_headers()
-                for payload in sse_events(response):
-                    data = f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n".encode()
-                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
-
-        return Handler
-
 
 def sse_events(response: JsonDict) -> list[JsonDict]:
     """The Responses API streaming events that deliver ``response`` (a complete response)."""
@@ -463,7 +344,7 @@ def sse_events(response: JsonDict) -> list[JsonDict]:
             events.append(
                 {"type": "response.content_part.added", **common, "content_index": 0, "part": part}
             )
-            for piece in _chunks(text):
+            for piece in chunks(text):
                 events.append(
                     {
                         "type": "response.output_text.delta",
@@ -494,7 +375,7 @@ def sse_events(response: JsonDict) -> list[JsonDict]:
                         "part": part,
                     }
                 )
-                for piece in _chunks(summary["text"]):
+                for piece in chunks(summary["text"]):
                     events.append(
                         {
                             "type": "response.reasoning_summary_text.delta",
@@ -512,7 +393,7 @@ def sse_events(response: JsonDict) -> list[JsonDict]:
                     }
                 )
         else:
-            for piece in _chunks(item["arguments"], 24):
+            for piece in chunks(item["arguments"], 24):
                 events.append(
                     {"type": "response.function_call_arguments.delta", **common, "delta": piece}
                 )
@@ -530,25 +411,6 @@ def sse_events(response: JsonDict) -> list[JsonDict]:
     return events
 
 
-def _chunks(value: str, size: int = 16) -> list[str]:
-    if not value:
-        return []
-    return [value[i : i + size] for i in range(0, len(value), size)]
-
-
 if __name__ == "__main__":  # manual debugging: python fake_openai.py [port]
-    import sys
-
-    server = FakeOpenAI(
-        [Rule("echo", [message("hello from the fake")], times=0)],
-        log_path=Path("fake_openai.log.jsonl"),
-        port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
-    )
-    server.log_full_bodies = True
-    print(server.base_url, flush=True)
-    server.start()
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        server.stop()
+    rules = [Rule("echo", [message("hello from the fake")], times=0)]
+    FakeOpenAI(rules, Path("fake_openai.log.jsonl"), port=argv_port()).serve_until_interrupted()

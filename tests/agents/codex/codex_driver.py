@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_openai import FakeOpenAI, Item, Rule, message, reasoning, shell_call
+from scenario_env import init_git_project, sandbox_env
 
 AGENTS_DIR = Path(__file__).resolve().parents[1]
 NODE_MODULES = AGENTS_DIR / "node_modules"
@@ -116,21 +117,12 @@ class Sandbox:
 
     def make_git_project(self) -> None:
         """A git repo with one commit and a remote: Codex records branch/commit/remote."""
-        (self.project / "README.md").write_text("# codex fixture project\n")
-        (self.project / "AGENTS.md").write_text(
-            f"# Project notes\n\nAlways be brief. {AGENTS_MD_MARKER}\n"
-        )
-        env = self.env()
-        ident = ["-c", "user.name=Lazy Tests", "-c", "user.email=lazy@example.invalid"]
-        for args in (
-            ["init", "-q", "-b", "main"],
-            ["add", "README.md", "AGENTS.md"],
-            [*ident, "commit", "-q", "-m", "fixture"],
-            ["remote", "add", "origin", GIT_REMOTE],
-        ):
-            subprocess.run(
-                ["git", *args], cwd=self.project, env=env, check=True, capture_output=True
-            )
+        files = {
+            "README.md": "# codex fixture project\n",
+            "AGENTS.md": f"# Project notes\n\nAlways be brief. {AGENTS_MD_MARKER}\n",
+        }
+        init_git_project(self.project, self.env(), files)
+        self.git("remote", "add", "origin", GIT_REMOTE)
 
     def git(self, *args: str) -> str:
         out = subprocess.run(
@@ -166,18 +158,10 @@ enabled = false
         (self.codex_home / "config.toml").write_text(config.lstrip())
 
     def env(self) -> dict[str, str]:
-        keep = ("PATH", "LANG", "LC_ALL", "TERM")
-        env = {k: v for k, v in os.environ.items() if k in keep}
+        env = sandbox_env(home=self.home, tmp=self.workdir / "tmp", term="dumb")
         env.update(
             {
-                "HOME": str(self.home),
                 "CODEX_HOME": str(self.codex_home),
-                "TMPDIR": str(self.workdir / "tmp"),
-                "XDG_CONFIG_HOME": str(self.home / ".config"),
-                "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-                "XDG_CACHE_HOME": str(self.home / ".cache"),
-                "XDG_STATE_HOME": str(self.home / ".local" / "state"),
-                "GIT_CONFIG_NOSYSTEM": "1",
                 KEY_ENV: DUMMY_KEY,
                 "NO_COLOR": "1",
                 "RUST_LOG": "error",
@@ -271,13 +255,13 @@ class CodexSession:
     def turn(self, args: list[str], prompt: str, what: str) -> tuple[Turn, Path]:
         """One ``codex exec ...`` run; returns the turn and the rollout file it wrote to."""
         before = {p: p.stat().st_size for p in self.sandbox.rollouts()}
-        n_before = len(self.api.responses())
+        n_before = len(self.api.main_requests())
         self._run([*args, prompt] if prompt else args, what)
         after = {p: p.stat().st_size for p in self.sandbox.rollouts()}
         changed = [p for p, size in after.items() if before.get(p) != size]
         if len(changed) != 1:
             raise ScenarioError(f"{what}: expected one rollout file to change, got {changed}")
-        records = self.api.responses()[n_before:]
+        records = self.api.main_requests()[n_before:]
         unscripted = [r for r in records if r["kind"] != "main"]
         if unscripted:
             raise ScenarioError(f"{what}: unscripted requests: {unscripted}")

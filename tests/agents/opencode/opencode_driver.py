@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -41,6 +40,8 @@ from fake_anthropic import (  # noqa: E402
     thinking,
     tool_use,
 )
+from scenario_env import init_git_project, lazy_argv, sandbox_env  # noqa: E402
+from scenario_env import lazy_import_args as shared_lazy_import_args  # noqa: E402
 
 NODE_MODULES = AGENTS_DIR / "node_modules"
 DUMMY_KEY = "sk-ant-placeholder-lazy-opencode-000000000000000000"
@@ -191,45 +192,27 @@ class Sandbox:
         return self.root / "project"
 
     def env(self) -> dict[str, str]:
-        root = self.root
-        return {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "TERM": "dumb",
-            "NO_COLOR": "1",
-            "SHELL": shutil.which("bash") or "/bin/sh",
-            "USER": os.environ.get("USER", "root"),
-            "HOME": str(self.home),
-            "XDG_DATA_HOME": str(self.xdg_data),
-            "XDG_CONFIG_HOME": str(self.xdg_config),
-            "XDG_CACHE_HOME": str(root / "cache"),
-            "XDG_STATE_HOME": str(root / "state"),
-            "TMPDIR": str(root / "tmp"),
-            # OpenCode takes the session directory from $PWD, not from getcwd()
-            "PWD": str(self.project),
-            "ANTHROPIC_API_KEY": DUMMY_KEY,
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",  # the binary bundles a models.dev snapshot
-            "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-            "OPENCODE_DISABLE_CLAUDE_CODE": "1",  # never read ~/.claude
-            "OPENCODE_DISABLE_SHARE": "1",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "lazy",
-            "GIT_AUTHOR_EMAIL": "lazy@example.invalid",
-            "GIT_COMMITTER_NAME": "lazy",
-            "GIT_COMMITTER_EMAIL": "lazy@example.invalid",
-        }
+        env = sandbox_env(home=self.home, tmp=self.root / "tmp", term="dumb", xdg=self.root)
+        env.update(
+            {
+                "NO_COLOR": "1",
+                # OpenCode takes the session directory from $PWD, not from getcwd()
+                "PWD": str(self.project),
+                "ANTHROPIC_API_KEY": DUMMY_KEY,
+                "OPENCODE_DISABLE_MODELS_FETCH": "1",  # the binary bundles a models.dev snapshot
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+                "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+                "OPENCODE_DISABLE_CLAUDE_CODE": "1",  # never read ~/.claude
+                "OPENCODE_DISABLE_SHARE": "1",
+            }
+        )
+        return env
 
     def setup(self) -> None:
         for sub in ("home", "data", "config/opencode", "cache", "state", "tmp", "project"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        git = ["git", "-C", str(self.project)]
-        subprocess.run([*git, "init", "-q", "-b", "main"], check=True, env=self.env())
-        (self.project / "README.md").write_text("lazy opencode test project\n")
-        subprocess.run([*git, "add", "README.md"], check=True, env=self.env())
-        subprocess.run([*git, "commit", "-q", "-m", "init"], check=True, env=self.env())
+        init_git_project(self.project, self.env(), {"README.md": "lazy opencode test project\n"})
         config: JsonDict = {
             "$schema": "https://opencode.ai/config.json",
             "model": f"{PROVIDER}/{MODEL}",
@@ -721,23 +704,8 @@ def _holds_open(pid: int, path: Path) -> bool:
         return False
 
 
-def lazy_argv() -> list[str]:
-    venv_lazy = Path(sys.executable).with_name("lazy")
-    if venv_lazy.is_file():
-        return [str(venv_lazy)]
-    return [sys.executable, "-c", "import sys; from lazy.cli.main import main; sys.exit(main())"]
-
-
 def lazy_import_args(data_dir: Path) -> list[str]:
-    return [
-        "import",
-        "opencode",
-        "--source",
-        str(data_dir),
-        "--include-temp-cwd",
-        "--include-trivial",
-        "--json",
-    ]
+    return shared_lazy_import_args("opencode", data_dir)
 
 
 def run_lazy_import(sandbox: Sandbox, lazy_home: Path) -> JsonDict:

@@ -11,15 +11,12 @@ failure ``script.json`` holds ``"error"`` and the exit status is 1.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from opencode_driver import (  # noqa: E402
     SCENARIOS,
@@ -30,25 +27,15 @@ from opencode_driver import (  # noqa: E402
     opencode_side_classifier,
     release_version,
 )
-from run_scenario import ensure_loopback_up, network_is_isolated  # noqa: E402
+from scenario_env import JsonDict, scenario_main  # noqa: E402
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[1] not in SCENARIOS:
-        print(f"usage: {argv[0]} <{'|'.join(SCENARIOS)}> <workdir>", file=sys.stderr)
-        return 2
-    name, workdir = argv[1], Path(argv[2]).resolve()
-    if not network_is_isolated() and not os.environ.get("LAZY_ALLOW_NETWORK"):
-        print("refusing to run outside a loopback-only network namespace", file=sys.stderr)
-        return 2
-    if network_is_isolated():
-        ensure_loopback_up()
+def play(name: str, workdir: Path) -> JsonDict | None:
     scenario = SCENARIOS[name]
     binary = find_opencode(scenario.release)
     if binary is None:
         print(f"OpenCode {release_version(scenario.release)} not installed", file=sys.stderr)
-        return 2
-    workdir.mkdir(parents=True, exist_ok=True)
+        return None
     title = f"Lazy OpenCode {name}"
     api = GatedFake(log_path=workdir / "api.jsonl", side_classifier=opencode_side_classifier(title))
     api.start()
@@ -66,14 +53,8 @@ def main(argv: list[str]) -> int:
     finally:
         api.release()
         api.stop()
-    data = session.to_json()
-    data["error"] = error
-    (workdir / "script.json").write_text(json.dumps(data, indent=2, ensure_ascii=False))
-    if error:
-        print(error, file=sys.stderr)
-        return 1
-    return 0
+    return {**session.to_json(), "error": error}
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(scenario_main(sys.argv, SCENARIOS, play))

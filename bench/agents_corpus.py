@@ -169,19 +169,7 @@ class _Content:
         self.fill = _Filler(rng)
 
     def text(self, lo: int, hi: int) -> str:
-        rng = self.rng
-        prose = self.blobs.prose
-        out = prose.window(rng.randrange(prose.n), rng.randint(lo, hi))
-        if rng.random() < 0.25:
-            f = rng.choice(self.blobs.files)
-            lang = "typescript" if f.path.endswith(".ts") else "python"
-            code = f.raw.window(rng.randrange(f.raw.n), rng.randint(4, 30))
-            out += f"\n\n```{lang}\n{code}\n```\n\n" + self.fill.sentences(_SENTENCES, 2)
-        if rng.random() < 0.3:
-            out += "\n\n" + "\n".join(
-                f"- {self.fill.fill(rng.choice(_SENTENCES))}" for _ in range(rng.randint(2, 6))
-            )
-        return out
+        return corpus.prose_text(self.rng, self.blobs, self.fill, lo, hi)
 
     def prompt(self) -> str:
         text = self.fill.fill(self.rng.choice(_PROMPTS))

@@ -408,6 +408,21 @@ class _Blobs:
 _BLOBS: dict[int, _Blobs] = {}
 
 
+def prose_text(rng: random.Random, blobs: _Blobs, fill: _Filler, lo: int, hi: int) -> str:
+    """An assistant's or user's words: prose, sometimes a fenced code excerpt, sometimes a list."""
+    out = blobs.prose.window(rng.randrange(blobs.prose.n), rng.randint(lo, hi))
+    if rng.random() < 0.25:
+        f = rng.choice(blobs.files)
+        lang = "typescript" if f.path.endswith(".ts") else "python"
+        code = f.raw.window(rng.randrange(f.raw.n), rng.randint(4, 30))
+        out += f"\n\n```{lang}\n{code}\n```\n\n" + fill.sentences(_SENTENCES, 2)
+    if rng.random() < 0.3:
+        out += "\n\n" + "\n".join(
+            f"- {fill.fill(rng.choice(_SENTENCES))}" for _ in range(rng.randint(2, 6))
+        )
+    return out
+
+
 def _blobs(seed: int) -> _Blobs:
     b = _BLOBS.get(seed)
     if b is None:
@@ -712,18 +727,7 @@ class _Writer:
     # -- content -------------------------------------------------------------------------------
 
     def text(self, lo: int, hi: int) -> str:
-        rng = self.rng
-        out = self.blobs.prose.window(rng.randrange(self.blobs.prose.n), rng.randint(lo, hi))
-        if rng.random() < 0.25:
-            f = rng.choice(self.blobs.files)
-            lang = "typescript" if f.path.endswith(".ts") else "python"
-            code = f.raw.window(rng.randrange(f.raw.n), rng.randint(4, 30))
-            out += f"\n\n```{lang}\n{code}\n```\n\n" + self.fill.sentences(_SENTENCES, 2)
-        if rng.random() < 0.3:
-            out += "\n\n" + "\n".join(
-                f"- {self.fill.fill(rng.choice(_SENTENCES))}" for _ in range(rng.randint(2, 6))
-            )
-        return out
+        return prose_text(self.rng, self.blobs, self.fill, lo, hi)
 
     def thinking_block(self) -> dict[str, Any]:
         rng = self.rng

@@ -219,7 +219,7 @@ class SessionImport(BaseModel):
 
 class SessionSkip(BaseModel):
     session_id: str
-    kind: Literal["project", "temp_cwd", "since", "until", "no_start", "trivial"]
+    kind: Literal["project", "temp_cwd", "since", "until", "no_start", "trivial", "empty"]
     reason: str
     cwd: str | None = None
 

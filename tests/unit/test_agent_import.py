@@ -366,6 +366,17 @@ def test_trivial_sessions_left_out_unless_asked(codex: Path, lazy_home: Path) ->
     }
 
 
+def test_a_session_with_no_conversation_is_reported_left_out(codex: Path) -> None:
+    r = two_turns(codex, "/home/u/dev/app")
+    empty = r.path.parent / "rollout-2026-03-01T10-00-00-0197f1c0-0000-7000-8000-00000000e0e0.jsonl"
+    empty.write_bytes(b"")
+    rep = report("import", "codex", "--include-trivial")
+    assert imported_ids(rep) == {r.id}
+    assert skipped(rep) == {"0197f1c0-0000-7000-8000-00000000e0e0": "empty"}
+    text = invoke("import", "codex", "--dry-run").stdout
+    assert "1 with no conversation in them" in text
+
+
 def test_harness_text_does_not_count_as_a_user_message(codex: Path) -> None:
     r = Rollout(codex)
     r.write(

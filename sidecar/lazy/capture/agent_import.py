@@ -210,9 +210,10 @@ def _import_session(
         s = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,)).fetchone()
     finally:
         conn.row_factory = None
-    if s is None:
-        return False  # nothing of it was stored: an empty file, a lazy one-shot, unreadable
-    if s["kind"] == "main":
+    skip: SessionSkip | None = None
+    if s is None:  # nothing of it was stored: an empty file, a lazy one-shot, unreadable
+        skip = SessionSkip(session_id=key, kind="empty", reason="no conversation in it")
+    elif s["kind"] == "main":
         skip = _left_out(key, s["cwd"], s["started_at"], o)
         if skip is None and not o.include_trivial:
             users = conn.execute(
@@ -222,11 +223,12 @@ def _import_session(
             if users < 2:
                 reason = f"{users} user message(s): trivial (--include-trivial takes it)"
                 skip = SessionSkip(session_id=key, kind="trivial", reason=reason, cwd=s["cwd"])
+    if s is None or skip is not None:
         if skip is not None:
             report.skipped_sessions.append(skip)
             if progress:
                 progress("session", skip)
-            return False
+        return False
     with store.write() as c:
         project = s["project"] or s["cwd"] or "unknown"
         slug = slug_for(c, project)

@@ -33,6 +33,7 @@ SKIP_LABELS = {
     "until": "after --until",
     "no_start": "with no start time",
     "trivial": "trivial (< 2 user messages)",
+    "empty": "with no conversation in them",
 }
 
 

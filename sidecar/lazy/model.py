@@ -237,3 +237,44 @@ class AgentImportReport(BaseModel):
     skipped: int = 0  # memories already stored as planned
     quarantined: list[QuarantineInfo] = Field(default_factory=list)
     errors: list[SkipInfo] = Field(default_factory=list)  # sessions that could not be read
+
+
+# ---- search (lazy search, lazy index) ------------------------------------------------------
+
+
+class SearchHit(BaseModel):
+    number: int
+    role: str
+    session_id: str
+    timestamp: str | None
+    score: float
+    snippet: str  # plain text of the best passage
+    highlights: list[tuple[int, int]] = Field(default_factory=list)  # char ranges in snippet
+    sidechain: bool = False  # said in a subagent of the Builder
+    field: Literal["conversation", "tools"] = "conversation"
+
+
+class SearchGroup(BaseModel):
+    builder_id: str
+    short_id: str
+    started_at: str | None
+    project: str | None
+    tool: str
+    summary: str
+    score: float
+    hits: list[SearchHit]
+
+
+class SearchResults(BaseModel):
+    query: str
+    total_hits: int  # matching messages
+    groups: list[SearchGroup]
+
+
+class IndexStatus(BaseModel):
+    path: str
+    documents: int
+    lag: int  # messages changed in the store and not yet searchable
+    size_bytes: int
+    schema_version: int
+    rebuilt: str | None = None  # why the index had to be started afresh, if it had

@@ -148,7 +148,7 @@ def test_search_list_and_aliases(repo: Path, projects: Path) -> None:
     hit = lazy("conversations", "search", "transcripts forever", cwd=repo).stdout
     assert s.id[:8] in hit and "#2" in hit
     res = json.loads(lazy("conversations", "search", "RETENTION", "--json", cwd=repo).stdout)
-    assert res["results"][0]["matches"][0]["number"] == 1
+    assert res["groups"][0]["hits"][0]["number"] == 1
     assert s.id[:8] in lazy("builder", "list", cwd=repo).stdout
     assert "Keep transcripts forever" in lazy("show", s.id[:8], cwd=repo).stdout
     listing = json.loads(lazy("import-conversation", "--list", "--json", cwd=repo).stdout)
@@ -162,6 +162,13 @@ def test_every_command_documents_itself(repo: Path) -> None:
         ["conversations"],
         ["conversations", "show"],
         ["conversations", "search"],
+        ["search"],
+        ["index", "status"],
+        ["index", "rebuild"],
+        ["import", "codex"],
+        ["codex", "import"],
+        ["get"],
+        ["ls"],
         ["builder", "list"],
         ["show"],
     ):

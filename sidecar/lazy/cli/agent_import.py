@@ -15,7 +15,9 @@ from rich.text import Text
 from lazy.capture.agent_import import Options, run
 from lazy.capture.discovery import Candidate
 from lazy.cli.common import emit_json, err, open_store, out
+from lazy.cli.search import searchable
 from lazy.model import AgentImportReport, SessionImport, SessionSkip
+from lazy.store import Store
 from lazy.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, TreeError, check_node_name, parse_path
 
 NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
@@ -77,6 +79,17 @@ def _options(tool: str, kw: dict[str, Any]) -> Options:
 
 
 def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportReport:
+    if o.dry_run:  # the real store is only read, for its slugs
+        return _with_progress(None, tool, o, verbose, as_json)
+    with open_store() as store:
+        report = _with_progress(store, tool, o, verbose, as_json)
+        searchable(store)  # what was captured is searchable when the command returns
+    return report
+
+
+def _with_progress(
+    store: Store | None, tool: str, o: Options, verbose: bool, as_json: bool
+) -> AgentImportReport:
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -98,10 +111,7 @@ def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportRepo
                 if verbose and not as_json:
                     bar.console.print(_session_line(item), highlight=False, soft_wrap=True)
 
-        if o.dry_run:
-            return run(None, tool, o, progress)  # the real store is only read, for its slugs
-        with open_store() as store:
-            return run(store, tool, o, progress)
+        return run(store, tool, o, progress)
 
 
 def _session_line(item: SessionImport | SessionSkip) -> Text:

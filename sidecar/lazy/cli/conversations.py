@@ -19,9 +19,10 @@ from lazy.cli.common import (
     scope,
     when,
 )
+from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Transcript
 from lazy.sources import TOOLS
-from lazy.store.queries import list_builders, search_messages, transcript
+from lazy.store.queries import list_builders, transcript
 
 ROLE_STYLE = {
     "user": "bold cyan",
@@ -187,55 +188,18 @@ def conversations_show(ident: str, as_json: bool) -> None:
 
 
 @conversations.command("search")
-@click.argument("text")
+@click.argument("words", nargs=-1, required=True)
 @all_projects_option
 @json_option
-@click.option("--limit", type=int, default=50, show_default=True, help="Most matches to show.")
-def conversations_search(text: str, all_projects: bool, as_json: bool, limit: int) -> None:
-    """Find messages containing TEXT (case-insensitive), grouped by conversation."""
-    with open_store() as store:
-        hits = search_messages(store.conn, text, scope(all_projects), limit)
-        builders = {b.id: b for b in list_builders(store.conn, scope(all_projects))}
-    grouped: dict[str, list[tuple[int, str]]] = {}
-    for bid, number, body in hits:
-        grouped.setdefault(bid, []).append((number, body))
-    if as_json:
-        emit_json(
-            {
-                "results": [
-                    {
-                        "builder": builders[bid].model_dump(mode="json")
-                        if bid in builders
-                        else None,
-                        "matches": [{"number": n, "text": body} for n, body in ms],
-                    }
-                    for bid, ms in grouped.items()
-                ]
-            }
-        )
-        return
-    if not grouped:
-        out.print(f"No message contains {text!r}.")
-        return
-    low = text.lower()
-    for bid, ms in grouped.items():
-        b = builders.get(bid)
-        header = Text(bid[:8], style="bold")
-        if b:
-            header.append(f"  {when(b.started_at)}  {project_label(b.project)}  {b.summary[:70]}")
-        out.print(header)
-        for number, body in ms[:5]:
-            flat = " ".join(body.split())
-            i = flat.lower().find(low)
-            lo = max(0, i - 60)
-            snippet = Text(f"  #{number}: " + ("…" if lo else ""))
-            snippet.append(flat[lo:i])
-            snippet.append(flat[i : i + len(text)], style="bold reverse")
-            snippet.append(flat[i + len(text) : i + len(text) + 80])
-            out.print(snippet)
-        if len(ms) > 5:
-            out.print(Text(f"  … {len(ms) - 5} more match(es)", style="dim"))
-        out.print()
+@click.option(
+    "--limit", type=int, default=10, show_default=True, help="Most conversations to show."
+)
+def conversations_search(
+    words: tuple[str, ...], all_projects: bool, as_json: bool, limit: int
+) -> None:
+    """Search conversations: the same as `lazy search in:conversations ...` (see its --help
+    for the query language), results grouped by conversation."""
+    run_search("in:conversations " + " ".join(words), all_projects, limit, as_json)
 
 
 @click.group()

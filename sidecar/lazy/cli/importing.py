@@ -32,6 +32,7 @@ from lazy.cli.common import (
     when,
 )
 from lazy.cli.conversations import print_builders, show_command
+from lazy.cli.search import searchable
 from lazy.model import ImportReport
 from lazy.sources import TOOLS
 from lazy.store import Store
@@ -75,7 +76,9 @@ def _import(store: Store, d: Discovery, ids: list[str], report: ImportReport) ->
         def advance(c: Candidate) -> None:
             bar.advance(task, c.size)
 
-        return run_import(store, d, ids, on_file=advance, report=report)
+        report = run_import(store, d, ids, on_file=advance, report=report)
+    searchable(store)  # what was imported is searchable when the command returns
+    return report
 
 
 def _summary(report: ImportReport) -> None:

@@ -9,6 +9,7 @@ from lazy.cli.agent_import import import_group, tool_groups
 from lazy.cli.conversations import builder, conversations, show
 from lazy.cli.importing import import_conversation
 from lazy.cli.memories import get, ls
+from lazy.cli.search import index_group, search_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,6 +31,8 @@ for _group in tool_groups:
     cli.add_command(_group)
 cli.add_command(get)
 cli.add_command(ls)
+cli.add_command(search_command)
+cli.add_command(index_group)
 
 
 def main() -> None:

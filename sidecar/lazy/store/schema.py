@@ -201,9 +201,46 @@ MIGRATIONS: list[str] = [
         UNIQUE(tree, name)
     );
     """,
+    # 3: the search index's work queue
+    """
+    -- messages whose search document must be (re)written, in the order they changed: filled
+    -- by triggers in the transaction that changes them, drained (up to a seq) by whichever
+    -- process holds the index's writer lock, after its commit
+    CREATE TABLE index_queue(
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id INTEGER NOT NULL
+    );
+    CREATE TRIGGER messages_queue_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO index_queue(message_id) VALUES (new.id);
+    END;
+    CREATE TRIGGER messages_queue_update
+    AFTER UPDATE OF text, blocks, role, kinds, builder_id, number, meta ON messages BEGIN
+        INSERT INTO index_queue(message_id) VALUES (new.id);
+    END;
+    CREATE TRIGGER messages_queue_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO index_queue(message_id) VALUES (old.id);
+    END;
+    INSERT INTO index_queue(message_id) SELECT id FROM messages ORDER BY id;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def statements(script: str) -> list[str]:
+    """A script's statements, one by one (a trigger's body holds ``;`` of its own), so a
+    migration runs inside the transaction its caller opened."""
+    out: list[str] = []
+    buf = ""
+    for piece in script.split(";\n"):
+        buf += piece + ";\n"
+        if sqlite3.complete_statement(buf):
+            if buf.strip(" \n;"):
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip(" \n;"):
+        out.append(buf.strip())
+    return out
 
 
 def migrate(conn: sqlite3.Connection) -> None:
@@ -219,9 +256,8 @@ def migrate(conn: sqlite3.Connection) -> None:
             if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= version:
                 conn.execute("ROLLBACK")  # another process migrated meanwhile
                 continue
-            for stmt in MIGRATIONS[version - 1].split(";\n"):
-                if stmt.strip():
-                    conn.execute(stmt)
+            for stmt in statements(MIGRATIONS[version - 1]):
+                conn.execute(stmt)
             conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except BaseException:

@@ -1,0 +1,304 @@
+"""The search index: Tantivy, derived from the store, caught up from its queue.
+
+One writer at a time across processes (Tantivy's own lock file): a process that cannot take
+it leaves the work to the holder and to the next catch-up. The store's ``index_queue``,
+filled by triggers in the same transaction as every change to a message, says what is left
+to do; rows are dropped only after the index commit that covers them, so nothing is lost, and
+a document is replaced by its message id, so nothing is indexed twice. The index is never
+the only copy of anything: missing, damaged or of another schema, it is rebuilt from the
+store, beside the old one, and swapped in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import tantivy
+
+from lazy.blocks import render_block
+from lazy.index.schema import SCHEMA_VERSION, build_schema, register
+from lazy.model import IndexStatus
+from lazy.store import Store
+from lazy.store.archive import unpack_blocks
+
+WRITER_HEAP = 64 * 1024 * 1024
+BATCH = 5000
+STAMP = "lazy-index.json"
+
+Progress = Callable[[int, int], None]  # (documents done, documents in all)
+
+
+class IndexBusy(Exception):
+    """Another process holds the index's writer lock."""
+
+
+def _dir_size(path: Path) -> int:
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += (Path(dirpath) / name).stat().st_size
+    return total
+
+
+def _stamp_ok(path: Path) -> str | None:
+    """Why the index at ``path`` cannot be used as it is (None: it can)."""
+    stamp = path / STAMP
+    if not path.is_dir() or not stamp.is_file():
+        return "there is no index yet"
+    try:
+        version = orjson.loads(stamp.read_bytes()).get("schema")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return "the index's stamp is unreadable"
+    if version != SCHEMA_VERSION:
+        return f"the index is schema v{version}, this lazy writes v{SCHEMA_VERSION}"
+    return None
+
+
+def _open(path: Path) -> tantivy.Index:
+    index = tantivy.Index(build_schema(), path=str(path), reuse=True)
+    register(index)
+    return index
+
+
+def _create(path: Path) -> tantivy.Index:
+    path.mkdir(parents=True, exist_ok=True)
+    index = tantivy.Index(build_schema(), path=str(path), reuse=False)
+    register(index)
+    (path / STAMP).write_bytes(orjson.dumps({"schema": SCHEMA_VERSION}))
+    return index
+
+
+class SearchIndex:
+    def __init__(self, home: Path, index: tantivy.Index, rebuilt: str | None):
+        self.home = home
+        self.path = home / "index"
+        self.index = index
+        self.rebuilt = rebuilt  # why open() had to start it afresh
+
+    @classmethod
+    def open(cls, home: Path) -> SearchIndex:
+        """The index under ``home``; one that is missing, damaged or of another schema is
+        started afresh (and filled from the store by the next catch-up)."""
+        path = home / "index"
+        why = _stamp_ok(path)
+        if why is None:
+            try:
+                index = _open(path)
+                index.searcher()
+                return cls(home, index, None)
+            except Exception as e:  # Tantivy says "corrupt" in many ways
+                why = f"the index could not be opened ({e})"
+        fresh = home / f"index.new-{os.getpid()}"
+        shutil.rmtree(fresh, ignore_errors=True)
+        _create(fresh)
+        _swap(home, fresh)
+        return cls(home, _open(path), why)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _writer(self, index: tantivy.Index | None = None) -> Iterator[Any]:
+        try:
+            writer = (index or self.index).writer(WRITER_HEAP, 1)
+        except ValueError as e:
+            raise IndexBusy(str(e)) from e
+        try:
+            yield writer
+        finally:
+            with contextlib.suppress(Exception):
+                writer.wait_merging_threads()  # also drops the writer and its lock
+
+    def catch_up(self, store: Store, progress: Progress | None = None) -> int:
+        """Index what the store changed since the last catch-up; 0 when another process
+        holds the writer (it, or the next catch-up, will do it)."""
+        if self.rebuilt is not None:
+            self._requeue(store)
+        try:
+            with self._writer() as writer:
+                done = self._drain(store, writer, progress)
+        except IndexBusy:
+            return 0
+        self.index.reload()
+        return done
+
+    def _requeue(self, store: Store) -> None:
+        """A fresh index holds nothing: every message goes back in the queue."""
+        with store.write() as c:
+            c.execute("DELETE FROM index_queue")
+            c.execute("INSERT INTO index_queue(message_id) SELECT id FROM messages ORDER BY id")
+        self.rebuilt = None
+
+    def _drain(self, store: Store, writer: Any, progress: Progress | None) -> int:
+        conn = store.conn
+        total = conn.execute("SELECT COUNT(*) FROM index_queue").fetchone()[0]
+        done = 0
+        while True:
+            rows = conn.execute(
+                "SELECT seq, message_id FROM index_queue ORDER BY seq LIMIT ?", (BATCH,)
+            ).fetchall()
+            if not rows:
+                return done
+            upto = rows[-1][0]
+            ids = sorted({r[1] for r in rows})
+            for doc_id, doc in _documents(conn, ids):
+                writer.delete_documents_by_term("doc_id", doc_id)
+                if doc is not None:
+                    writer.add_document(doc)
+            writer.commit()
+            with store.write() as c:  # only once the index has it
+                c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
+            done += len(rows)
+            if progress:
+                progress(done, total)
+
+    def rebuild(self, store: Store, progress: Progress | None = None) -> int:
+        """Build a new index beside this one from the whole store and swap it in; searches
+        keep using the old one until then. Returns the documents indexed."""
+        fresh = self.home / f"index.new-{os.getpid()}"
+        shutil.rmtree(fresh, ignore_errors=True)
+        index = _create(fresh)
+        conn = store.conn
+        upto = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM index_queue").fetchone()[0]
+        ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
+        done = 0
+        with self._writer(index) as writer:
+            for i in range(0, len(ids), BATCH):
+                for _, doc in _documents(conn, ids[i : i + BATCH]):
+                    if doc is not None:
+                        writer.add_document(doc)
+                done = min(i + BATCH, len(ids))
+                if progress:
+                    progress(done, len(ids))
+            writer.commit()
+        _swap(self.home, fresh)
+        self.index = _open(self.path)
+        with store.write() as c:  # what changed during the build stays queued
+            c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
+        self.rebuilt = None
+        return len(ids)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def status(self, store: Store) -> IndexStatus:
+        self.index.reload()
+        return IndexStatus(
+            path=str(self.path),
+            documents=self.index.searcher().num_docs,
+            lag=store.conn.execute(
+                # an index started afresh lacks everything until its first catch-up
+                "SELECT COUNT(*) FROM messages"
+                if self.rebuilt
+                else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
+            ).fetchone()[0],
+            size_bytes=_dir_size(self.path),
+            schema_version=SCHEMA_VERSION,
+            rebuilt=self.rebuilt,
+        )
+
+
+def _swap(home: Path, fresh: Path) -> None:
+    """Put ``fresh`` where the index lives; a reader with the old files open keeps them."""
+    live = home / "index"
+    old = home / f"index.old-{os.getpid()}"
+    if live.exists():
+        live.rename(old)
+    fresh.rename(live)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _ts(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+_DOC_SQL = (
+    "SELECT m.id, m.builder_id, m.number, m.session_id, m.role, m.ts, m.model, m.text,"
+    " m.blocks, m.meta, s.tool, s.project, s.parent_session_id"
+    " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({})"
+)
+
+
+def _documents(
+    conn: sqlite3.Connection, ids: list[int]
+) -> Iterator[tuple[int, tantivy.Document | None]]:
+    """(message id, its document; None when the message is gone or not yet placed)."""
+    found: set[int] = set()
+    for i in range(0, len(ids), 900):
+        chunk = ids[i : i + 900]
+        for row in conn.execute(_DOC_SQL.format(",".join("?" * len(chunk))), chunk):
+            mid, bid, number, sid, role, ts, model, text, packed, meta, tool, project, _ = row
+            found.add(mid)
+            yield (
+                mid,
+                _document(
+                    mid, bid, number, sid, role, ts, model, text, packed, meta, tool, project
+                ),
+            )
+    for mid in ids:
+        if mid not in found:
+            yield mid, None
+
+
+def _document(
+    mid: int,
+    bid: str | None,
+    number: int | None,
+    sid: str,
+    role: str,
+    ts: str | None,
+    model: str | None,
+    text: str,
+    packed: bytes | None,
+    meta: int,
+    tool: str,
+    project: str | None,
+) -> tantivy.Document | None:
+    if bid is None:
+        return None  # not placed in a Builder yet: the regroup that places it requeues it
+    blocks = unpack_blocks(packed, text)
+    said: list[str] = []
+    tools: list[str] = []
+    for b in blocks:
+        kind = b["type"]
+        rendered = render_block(b)
+        if not meta and kind in ("text", "thinking"):
+            said.append(rendered)
+        else:
+            tools.append(rendered)
+    conversation = "\n\n".join(t for t in said if t)
+    machinery = "\n\n".join(t for t in tools if t)
+    doc = tantivy.Document()
+    doc.add_integer("doc_id", mid)
+    doc.add_integer("number", number or 0)
+    doc.add_text("builder", bid)
+    doc.add_text("session", sid)
+    doc.add_text("tool", tool)
+    if project:
+        doc.add_text("project", project)
+        doc.add_text("project_name", Path(project).name)
+    doc.add_text("role", role)
+    doc.add_text("kind", "conversation")
+    if model:
+        doc.add_text("model", model)
+    when = _ts(ts)
+    if when is not None:
+        doc.add_date("ts", when)
+    doc.add_text("text", conversation)
+    doc.add_text("text_parts", conversation)
+    doc.add_text("tools", machinery)
+    doc.add_text("tools_parts", machinery)
+    return doc

@@ -29,7 +29,8 @@ from lazy.model import IndexStatus
 from lazy.store import Store
 from lazy.store.archive import unpack_blocks
 
-WRITER_HEAP = 64 * 1024 * 1024
+WRITER_HEAP = 128 * 1024 * 1024
+WRITER_THREADS = 2  # tokenizing beside the Python thread that builds the documents
 BATCH = 5000
 STAMP = "lazy-index.json"
 
@@ -108,7 +109,7 @@ class SearchIndex:
     @contextlib.contextmanager
     def _writer(self, index: tantivy.Index | None = None) -> Iterator[Any]:
         try:
-            writer = (index or self.index).writer(WRITER_HEAP, 1)
+            writer = (index or self.index).writer(WRITER_HEAP, WRITER_THREADS)
         except ValueError as e:
             raise IndexBusy(str(e)) from e
         try:
@@ -232,6 +233,18 @@ _DOC_SQL = (
 )
 
 
+def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
+    """(the conversation: words and reasoning; the machinery: tool calls, tool output and
+    harness text) of a stored message, as the index holds them."""
+    said: list[str] = []
+    tools: list[str] = []
+    for b in unpack_blocks(packed, text):
+        rendered = render_block(b)
+        if rendered:
+            (said if not meta and b["type"] in ("text", "thinking") else tools).append(rendered)
+    return "\n\n".join(said), "\n\n".join(tools)
+
+
 def _documents(
     conn: sqlite3.Connection, ids: list[int]
 ) -> Iterator[tuple[int, tantivy.Document | None]]:
@@ -269,18 +282,7 @@ def _document(
 ) -> tantivy.Document | None:
     if bid is None:
         return None  # not placed in a Builder yet: the regroup that places it requeues it
-    blocks = unpack_blocks(packed, text)
-    said: list[str] = []
-    tools: list[str] = []
-    for b in blocks:
-        kind = b["type"]
-        rendered = render_block(b)
-        if not meta and kind in ("text", "thinking"):
-            said.append(rendered)
-        else:
-            tools.append(rendered)
-    conversation = "\n\n".join(t for t in said if t)
-    machinery = "\n\n".join(t for t in tools if t)
+    conversation, machinery = split_text(text, packed, bool(meta))
     doc = tantivy.Document()
     doc.add_integer("doc_id", mid)
     doc.add_integer("number", number or 0)
@@ -289,7 +291,7 @@ def _document(
     doc.add_text("tool", tool)
     if project:
         doc.add_text("project", project)
-        doc.add_text("project_name", Path(project).name)
+        doc.add_text("project_name", project.rstrip("/").rsplit("/", 1)[-1])
     doc.add_text("role", role)
     doc.add_text("kind", "conversation")
     if model:

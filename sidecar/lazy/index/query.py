@@ -571,9 +571,27 @@ def _term_query(term: Term, fields: tuple[str, ...], schema: tantivy.Schema) -> 
     for name in fields:
         if term.whole:
             queries.append(build(schema, name, term.whole))
-        if term.parts:
-            queries.append(build(schema, f"{name}_parts", term.parts))
+        if not term.parts:
+            continue
+        if name == "text":  # positions kept: the parts in their order
+            queries.append(build(schema, "text_parts", term.parts))
+        elif term.kind != "phrase":  # no positions: a phrase is matched whole only
+            queries.append(_parts_query(schema, f"{name}_parts", term))
     return _any(queries)
+
+
+def _parts_query(schema: tantivy.Schema, name: str, term: Term) -> tantivy.Query:
+    """Every part, in any order: ``tools_parts`` keeps no positions (tool output is most
+    of the index), so there ``getUserName`` matches output holding get, user and name."""
+    *heads, last = term.parts
+    clauses = [(tantivy.Occur.Must, tantivy.Query.term_query(schema, name, t)) for t in heads]
+    if term.kind == "prefix":
+        tail = tantivy.Query.regex_query(schema, name, _regex_escape(last) + ".*")
+    else:
+        tail = tantivy.Query.term_query(schema, name, last)
+    if not heads:
+        return tail
+    return tantivy.Query.boolean_query([*clauses, (tantivy.Occur.Must, tail)])
 
 
 def _phrase_query(schema: tantivy.Schema, name: str, tokens: tuple[str, ...]) -> tantivy.Query:

@@ -56,10 +56,13 @@ def build_schema() -> tantivy.Schema:
     for name in KEYWORDS:
         b.add_text_field(name, stored=True, tokenizer_name="raw", fast=name == "builder")
     b.add_date_field("ts", stored=True, indexed=True, fast=True)
-    b.add_text_field("text", stored=True, tokenizer_name=WHOLE, index_option="position")
+    # text is not stored: the store has it, and snippets are cut from there
+    b.add_text_field("text", stored=False, tokenizer_name=WHOLE, index_option="position")
     b.add_text_field("text_parts", stored=False, tokenizer_name=PARTS, index_option="position")
-    b.add_text_field("tools", stored=True, tokenizer_name=WHOLE, index_option="position")
-    b.add_text_field("tools_parts", stored=False, tokenizer_name=PARTS, index_option="position")
+    b.add_text_field("tools", stored=False, tokenizer_name=WHOLE, index_option="position")
+    # tool output is most of the bytes: its parts keep no positions (they would double the
+    # index), so an identifier is found there by its parts in any order
+    b.add_text_field("tools_parts", stored=False, tokenizer_name=PARTS, index_option="freq")
     return b.build()
 
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import tantivy
 
-from lazy.index.indexer import SearchIndex
+from lazy.index.indexer import SearchIndex, split_text
 from lazy.index.query import compile as compile_query
 from lazy.index.query import parse
 from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.store.queries import short_id
 
 SNIPPET_CHARS = 180
-POOL = 400  # top documents ranked before grouping: enough for ``limit`` Builders of hits
+POOL = 100  # top documents ranked before grouping: enough, mostly, for ``limit`` Builders
 
 
 def search(
@@ -32,14 +32,15 @@ def search(
     compiled = compile_query(parsed, ix.index)
     ix.index.reload()
     searcher = ix.index.searcher()
-    found = searcher.search(compiled, max(POOL, limit * per_builder * 4), count=True)
+    found = searcher.search(compiled, max(POOL, limit * per_builder * 2), count=True)
     ranked: list[tuple[float, str, dict[str, Any]]] = []
     for score, address in found.hits:
         doc = searcher.doc(address).to_dict()
         ts = doc.get("ts", [None])[0]
         ranked.append((round(float(score), 4), ts.isoformat() if ts else "", doc))
-    # BM25 first; among equal scores, the newer message
-    ranked.sort(key=lambda r: (-r[0], _neg(r[1])))
+    # BM25 first; among equal scores, the newer message (two stable sorts)
+    ranked.sort(key=lambda r: r[1], reverse=True)
+    ranked.sort(key=lambda r: r[0], reverse=True)
     snippets = {
         name: tantivy.SnippetGenerator.create(searcher, compiled, ix.index.schema, name)
         for name in ("text", "tools")
@@ -58,11 +59,6 @@ def search(
             group.hits.append(_hit(conn, doc, score, ts, snippets))
     total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
     return SearchResults(query=query, total_hits=total, groups=list(groups.values()))
-
-
-def _neg(ts: str) -> tuple[int, ...]:
-    """A key that sorts later timestamps first."""
-    return tuple(-ord(ch) for ch in ts)
 
 
 def _group(conn: sqlite3.Connection, bid: str, score: float) -> SearchGroup:
@@ -89,16 +85,17 @@ def _hit(
     ts: str,
     snippets: dict[str, Any],
 ) -> SearchHit:
+    source, texts = _as_doc(conn, int(doc["doc_id"][0]))
     field = "text"
-    snippet = snippets["text"].snippet_from_doc(_as_doc(doc))
+    snippet = snippets["text"].snippet_from_doc(source)
     if not snippet.fragment():
         field = "tools"
-        snippet = snippets["tools"].snippet_from_doc(_as_doc(doc))
+        snippet = snippets["tools"].snippet_from_doc(source)
     text = snippet.fragment()
     ranges = [(r.start, r.end) for r in snippet.highlighted()]
     if not text:  # matched by a filter alone, or in the parts of a word: show its start
-        field = "text" if (doc.get("text") or [""])[0] else "tools"
-        text = ((doc.get(field) or [""])[0])[:SNIPPET_CHARS]
+        field = "text" if texts["text"] else "tools"
+        text = texts[field][:SNIPPET_CHARS]
         ranges = []
     sid = doc["session"][0]
     kind = conn.execute("SELECT kind FROM sessions WHERE id=?", (sid,)).fetchone()
@@ -115,9 +112,11 @@ def _hit(
     )
 
 
-def _as_doc(d: dict[str, Any]) -> tantivy.Document:
+def _as_doc(conn: sqlite3.Connection, doc_id: int) -> tuple[tantivy.Document, dict[str, str]]:
+    """The message's text as the index saw it (the index does not store it), for snippets."""
+    r = conn.execute("SELECT text, blocks, meta FROM messages WHERE id=?", (doc_id,)).fetchone()
+    conversation, machinery = split_text(r[0], r[1], bool(r[2])) if r else ("", "")
     doc = tantivy.Document()
-    for name in ("text", "tools"):
-        for v in d.get(name) or []:
-            doc.add_text(name, v)
-    return doc
+    doc.add_text("text", conversation)
+    doc.add_text("tools", machinery)
+    return doc, {"text": conversation, "tools": machinery}

@@ -32,7 +32,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -62,6 +62,14 @@ def format_size(n: float) -> str:
         n /= 1000
     return f"{n:.1f} GB"
 
+
+# dense mode (generate(dense=True)): tool output budget, and the JSONL bytes one stored message
+# takes on average (measured: lazy's message count over the corpus size), to size a corpus by messages
+DENSE_TOOL_BYTES = 150
+DENSE_BYTES_PER_MESSAGE = 1_700
+
+# rewrites a user prompt before it is written: (prompt, cwd, ISO timestamp) -> prompt
+Planter = Callable[[str, str, str], str]
 
 # --------------------------------------------------------------------------------------------------
 # small helpers
@@ -482,8 +490,12 @@ class _Writer:
         model: str,
         clock: float,
         agent_id: str | None = None,
+        dense: bool = False,
+        planter: Planter | None = None,
     ) -> None:
         self.fh = fh
+        self.dense = dense
+        self.planter = planter
         self.rng = rng
         self.blobs = blobs
         self.stats = stats
@@ -707,7 +719,7 @@ class _Writer:
         self.stats.queue_lines += 2
 
     def hook_success(self, event: str, name: str, tool_use_id: str) -> None:
-        if not self.modern:
+        if not self.modern or self.dense:
             return
         self.attachment(
             {
@@ -732,6 +744,8 @@ class _Writer:
     def thinking_block(self) -> dict[str, Any]:
         rng = self.rng
         sig_len = int(min(40_000, rng.lognormvariate(math.log(1500), 1.0)))
+        if self.dense:
+            sig_len = min(sig_len, 60)
         start = rng.randrange(0, len(self.blobs.signature) - sig_len)
         sig = "Eo" + self.blobs.signature[start : start + sig_len]
         if self.model == "claude-opus-4-7":  # thinking is not returned, only the signature
@@ -758,7 +772,7 @@ class _ToolCall(NamedTuple):
 
 def _make_tool(w: _Writer, budget: int) -> _ToolCall:
     rng, blobs, cwd = w.rng, w.blobs, w.cwd
-    cap = max(600, budget)
+    cap = max(600, budget) if not w.dense else DENSE_TOOL_BYTES
     inp: dict[str, Any]
     result: Any
     content: Any
@@ -872,7 +886,8 @@ def _make_tool(w: _Writer, budget: int) -> _ToolCall:
         }
         return _ToolCall("Grep", inp, content, result)
     if kind == "Glob":
-        names = [f"{cwd}/{f.path}" for f in rng.sample(blobs.files, rng.randint(3, 60))]
+        many = 6 if w.dense else 60
+        names = [f"{cwd}/{f.path}" for f in rng.sample(blobs.files, rng.randint(3, many))]
         inp = {"pattern": rng.choice(("**/*.py", "src/**/*.ts", "tests/**/*.py"))}
         result = {
             "filenames": names,
@@ -999,7 +1014,7 @@ class _SessionGen:
     def tool_step(self, call: _ToolCall, with_text: bool) -> None:
         w = self.w
         blocks: list[dict[str, Any]] = []
-        if w.rng.random() < 0.45:
+        if w.rng.random() < 0.45 and not w.dense:
             blocks.append(w.thinking_block())
         if with_text:
             blocks.append({"type": "text", "text": w.text(1, 3)})
@@ -1062,6 +1077,7 @@ class _SessionGen:
                 model=w.model,
                 clock=w.clock,
                 agent_id=agent_id,
+                dense=w.dense,
             )
             sw.prompt_id = w.prompt_id
             sw.user(prompt, parent=None)
@@ -1172,9 +1188,13 @@ class _SessionGen:
             w.queue_operation(prompt)
         if rng.random() < 0.8:
             w.snapshot(uuid)
+        ts = None
+        if w.planter is not None:  # the planted words need the prompt's project and time
+            ts = w.tick()
+            prompt = w.planter(prompt, w.cwd, ts)
         content: Any = prompt
         image_roll = rng.random()
-        if force_image or force_big or image_roll < 0.015:
+        if force_image or force_big or (image_roll < 0.015 and not w.dense):
             if force_big:
                 img = w.blobs.images[2]
             elif force_image:
@@ -1191,7 +1211,7 @@ class _SessionGen:
                 {"type": "text", "text": "[Image #1] " + prompt},
             ]
             w.stats.images += 1
-        w.user(content, uuid=uuid)
+        w.user(content, uuid=uuid, ts=ts)
         w.stats.prompts += 1
         if w.modern and rng.random() < 0.3:
             w.hook_success("UserPromptSubmit", "UserPromptSubmit", _uuid(rng))
@@ -1208,7 +1228,7 @@ class _SessionGen:
                 self.subagent_step()
                 forced_agent = False
                 continue
-            if rng.random() < 0.003 or (force_image and i == 0 and steps > 1):
+            if (rng.random() < 0.003 and not w.dense) or (force_image and i == 0 and steps > 1):
                 weights = (1.0, 0.0, 0.0) if force_image else (0.5, 0.35, 0.15)
                 img = rng.choices(w.blobs.images, weights)[0]
                 if 2 * len(img.b64) > budget:
@@ -1221,9 +1241,9 @@ class _SessionGen:
         if forced_agent and self.allow_subagents:
             self.subagent_step()
         blocks: list[dict[str, Any]] = []
-        if rng.random() < 0.3:
+        if rng.random() < (0.1 if w.dense else 0.3):
             blocks.append(w.thinking_block())
-        blocks.append({"type": "text", "text": w.text(2, 14)})
+        blocks.append({"type": "text", "text": w.text(1, 4) if w.dense else w.text(2, 14)})
         w.assistant_message(blocks, "end_turn", rng.randint(50, 2500))
         if w.modern and rng.random() < 0.5:
             w.system(
@@ -1260,13 +1280,15 @@ def make_session(
     clear_caveat: tuple[str, str] | None = None,
     subagents: bool = True,
     compactions: bool = True,
+    dense: bool = False,
+    planter: Planter | None = None,
 ) -> SessionInfo:
     """Write one session file (plus its subagent files) of about ``target_bytes`` bytes.
 
     ``path`` is ``<project dir>/<sessionId>.jsonl``; when ``session_id`` is omitted the file stem is
     used if it is a uuid, else a uuid is drawn. Subagent files go to ``<project dir>/<sessionId>/
     subagents/`` (2.1.x sessions only). ``clear_caveat`` = (uuid, timestamp) makes the session start
-    the way a post-/clear session does.
+    the way a post-/clear session does. ``dense`` and ``planter``: see :func:`generate`.
     """
     rng = random.Random(seed)
     features = features or Features()
@@ -1291,6 +1313,8 @@ def make_session(
             git_branch=git_branch,
             model=model,
             clock=clock,
+            dense=dense,
+            planter=planter,
         )
         gen = _SessionGen(w, target_bytes, features, path.parent / sid / "subagents", subagents)
         if w.modern:
@@ -1492,12 +1516,24 @@ def _session_sizes(rng: random.Random, total: int, cap: int | None = None) -> li
 
 
 def generate(
-    dest: Path, total_bytes: int, seed: int = 0, *, largest_session: int | None = None
+    dest: Path,
+    total_bytes: int,
+    seed: int = 0,
+    *,
+    largest_session: int | None = None,
+    dense: bool = False,
+    planter: Planter | None = None,
 ) -> CorpusInfo:
     """Write a Claude Code history of about ``total_bytes`` bytes under ``dest/projects``.
 
     ``largest_session`` pins the size of the largest session (one session of that size, all
     others smaller), so corpora of different sizes can be compared at an equal largest file.
+
+    ``dense`` writes many short messages (about ``DENSE_BYTES_PER_MESSAGE`` bytes of JSONL per
+    stored message, so 1 GB holds ~600k messages, where the default holds ~160k): tool output
+    cut short, little thinking (short signatures), no hook attachments, no pasted or read images
+    past the first session's, no >= 1 MB lines, shorter replies. ``planter(prompt, cwd, timestamp) -> prompt`` may rewrite each user
+    prompt before it is written (the search benchmark plants words whose hits it counts).
     """
     t0 = time.perf_counter()
     rng = random.Random(seed)
@@ -1517,7 +1553,7 @@ def generate(
     stats = Stats()
     files: list[Path] = []
     big_every = 40_000_000  # about one >= 1 MB line per 40 MB
-    next_big = big_every if total_bytes >= 20_000_000 else math.inf
+    next_big = big_every if total_bytes >= 20_000_000 and not dense else math.inf
     written = 0
     used: set[int] = set()
     for i in range(len(sizes) + 3):
@@ -1541,7 +1577,7 @@ def generate(
             queue=i == 0,
             clear=i == 1,
             subagent=i == 2,
-            big_line=written >= next_big or (i == 0 and total_bytes >= 20_000_000),
+            big_line=written >= next_big or (i == 0 and total_bytes >= 20_000_000 and not dense),
         )
         if feats.big_line:
             next_big = written + big_every
@@ -1557,6 +1593,8 @@ def generate(
             clear_caveat=caveats[p] if clear else None,
             version=rng.choice(_VERSIONS_21) if feats.subagent or feats.compaction else None,
             subagents=not (pinned and i == 3),  # the pinned session is one file
+            dense=dense,
+            planter=planter,
         )
         stats.add(info.stats)
         written = stats.bytes

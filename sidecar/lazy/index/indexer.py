@@ -50,18 +50,36 @@ def _dir_size(path: Path) -> int:
     return total
 
 
+def _read_stamp(path: Path) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads((path / STAMP).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _stamp_ok(path: Path) -> str | None:
     """Why the index at ``path`` cannot be used as it is (None: it can)."""
-    stamp = path / STAMP
-    if not path.is_dir() or not stamp.is_file():
+    if not path.is_dir() or not (path / STAMP).is_file():
         return "there is no index yet"
-    try:
-        version = orjson.loads(stamp.read_bytes()).get("schema")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+    stamp = _read_stamp(path)
+    if stamp is None:
         return "the index's stamp is unreadable"
-    if version != SCHEMA_VERSION:
-        return f"the index is schema v{version}, this lazy writes v{SCHEMA_VERSION}"
+    if stamp.get("schema") != SCHEMA_VERSION:
+        return f"the index is schema v{stamp.get('schema')}, this lazy writes v{SCHEMA_VERSION}"
     return None
+
+
+def _filled(path: Path) -> bool:
+    """The index was filled from the whole store once (a fresh one is not, until then)."""
+    stamp = _read_stamp(path)
+    return bool(stamp and stamp.get("filled"))
+
+
+def _stamp(path: Path, *, filled: bool) -> None:
+    tmp = path / (STAMP + ".tmp")
+    tmp.write_bytes(orjson.dumps({"schema": SCHEMA_VERSION, "filled": filled}))
+    tmp.replace(path / STAMP)
 
 
 def _open(path: Path) -> tantivy.Index:
@@ -74,7 +92,7 @@ def _create(path: Path) -> tantivy.Index:
     path.mkdir(parents=True, exist_ok=True)
     index = tantivy.Index(build_schema(), path=str(path), reuse=False)
     register(index)
-    (path / STAMP).write_bytes(orjson.dumps({"schema": SCHEMA_VERSION}))
+    _stamp(path, filled=False)
     return index
 
 
@@ -90,12 +108,15 @@ class SearchIndex:
         """The index under ``home``; one that is missing, damaged or of another schema is
         started afresh (and filled from the store by the next catch-up)."""
         path = home / "index"
+        _sweep(home)
         why = _stamp_ok(path)
         if why is None:
             try:
                 index = _open(path)
                 index.searcher()
-                return cls(home, index, None)
+                # started afresh by a process that did not get to fill it
+                unfilled = None if _filled(path) else "the index was never filled"
+                return cls(home, index, unfilled)
             except Exception as e:  # Tantivy says "corrupt" in many ways
                 why = f"the index could not be opened ({e})"
         fresh = home / f"index.new-{os.getpid()}"
@@ -120,14 +141,21 @@ class SearchIndex:
 
     def catch_up(self, store: Store, progress: Progress | None = None) -> int:
         """Index what the store changed since the last catch-up; 0 when another process
-        holds the writer (it, or the next catch-up, will do it)."""
-        if self.rebuilt is not None:
-            self._requeue(store)
+        holds the writer (it, or the next catch-up, will do it), or when the index broke
+        under it (the next open rebuilds it)."""
         try:
             with self._writer() as writer:
+                if not _filled(self.path):
+                    # fresh: everything goes in the queue (under the lock), and from then on
+                    # the store's queue says what the index still lacks
+                    self._requeue(store)
+                    _stamp(self.path, filled=True)
                 done = self._drain(store, writer, progress)
         except IndexBusy:
             return 0
+        except (ValueError, OSError):  # the index vanished or broke mid-write
+            return 0
+        self.rebuilt = None
         self.index.reload()
         return done
 
@@ -136,7 +164,6 @@ class SearchIndex:
         with store.write() as c:
             c.execute("DELETE FROM index_queue")
             c.execute("INSERT INTO index_queue(message_id) SELECT id FROM messages ORDER BY id")
-        self.rebuilt = None
 
     def _drain(self, store: Store, writer: Any, progress: Progress | None) -> int:
         conn = store.conn
@@ -180,6 +207,7 @@ class SearchIndex:
                 if progress:
                     progress(done, len(ids))
             writer.commit()
+        _stamp(fresh, filled=True)
         _swap(self.home, fresh)
         self.index = _open(self.path)
         with store.write() as c:  # what changed during the build stays queued
@@ -204,6 +232,24 @@ class SearchIndex:
             schema_version=SCHEMA_VERSION,
             rebuilt=self.rebuilt,
         )
+
+
+def _sweep(home: Path) -> None:
+    """Remove what a build or swap killed midway left behind (its process is gone)."""
+    for d in [*home.glob("index.new-*"), *home.glob("index.old-*")]:
+        pid = d.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _swap(home: Path, fresh: Path) -> None:

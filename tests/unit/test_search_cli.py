@@ -1,0 +1,297 @@
+"""`lazy search`, `lazy conversations search`, `lazy index status|rebuild` as a user runs them
+(subprocesses), and known answers on the shared corpus checked against a scan of the store."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_sessions import Rollout, claude_subagent
+from claude_session import Session
+from lazy.index.indexer import SearchIndex
+from lazy.index.search import search
+from lazy.store import Store
+from lazy.store.queries import short_id
+from search_support import (
+    IndexView,
+    Oracle,
+    lazy_json,
+    message_ids,
+    run_lazy,
+)
+from support import CORPUS, require
+
+
+@dataclass
+class World:
+    lazy_home: Path
+    user_home: Path
+    repo: Path
+    main: Session  # in repo, with a subagent and a tool call
+    other: Session  # another project
+    codex: Rollout  # Codex, in repo
+
+    def lazy(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        return run_lazy(self.lazy_home, self.user_home, *args, cwd=self.repo, ok=ok)
+
+    def json(self, *args: str) -> Any:
+        return lazy_json(self.lazy_home, self.user_home, *args, cwd=self.repo)
+
+
+def _tool_turn(s: Session, command: str, output: str) -> None:
+    s.write(
+        s.line(
+            "assistant",
+            requestId="req_tool",
+            message={
+                "id": "msg_tool_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": command},
+                    }
+                ],
+                "usage": {"input_tokens": 3, "output_tokens": 7},
+            },
+        ),
+        s.line(
+            "user",
+            message={
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}],
+            },
+        ),
+    )
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    base = tmp_path_factory.mktemp("search-cli")
+    user_home = base / "home"
+    repo = base / "work" / "myrepo"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    projects = user_home / ".claude" / "projects"
+    main = Session(projects, str(repo))
+    main.turn("design the retention policy for the cache", "Keep transcripts forever.")
+    main.turn("what about getUserName", "renamed it to get_user_name in users.py")
+    _tool_turn(main, "grep -rn toolcallmarker .", "toolresultmarker: 3 matches")
+    main.turn("and the retention of the index?", "rebuilt from the store, retention unchanged")
+    claude_subagent(main, "a1b2c3", "look for quokkasidechain in the logs", "no quokkas here")
+    other = Session(projects, "/elsewhere/otherproj")
+    other.turn("retention elsewhere", "yes, retention here too")
+    other.turn("second question", "second answer")
+    codex = Rollout(user_home / ".codex", str(repo))
+    codex.turn("codex retention question", "codex answer about wombatcodex")
+    codex.turn("one more", "done")
+    w = World(base / "lazy", user_home, repo, main, other, codex)
+    w.lazy("import-conversation", "--all-projects", "--yes")
+    w.lazy("import-conversation", "--tool", "codex", "--all-projects", "--yes")
+    return w
+
+
+def _groups(r: dict[str, Any]) -> list[tuple[str, list[int]]]:
+    return [(g["builder_id"], [h["number"] for h in g["hits"]]) for g in r["groups"]]
+
+
+def test_help_documents_the_query_language(world: World) -> None:
+    text = world.lazy("search", "--help").stdout
+    for part in ('"lock is held"', "-word", "writ*", " OR ", "in:tools", "project:NAME"):
+        assert part in text, part
+    for part in ("tool:claude|codex|opencode", "after:WHEN", "before:WHEN", "role:user"):
+        assert part in text, part
+    assert "--all-projects" in text and "--limit" in text and "--json" in text
+    assert "query language" in world.lazy("conversations", "search", "--help").stdout
+
+
+def test_results_are_grouped_by_builder(world: World) -> None:
+    out = world.lazy("search", "retention").stdout
+    lines = out.splitlines()
+    head = next(line for line in lines if line.startswith(short_id(world.main.id)))
+    assert "myrepo" in head and "claude" in head and "design the retention policy" in head
+    assert "2026-11-01" in head  # the Builder's start (claude_session's timestamps)
+    assert any(line.strip().startswith("#1 user:") and "retention" in line for line in lines)
+    assert any("codex" in line and "codex retention question" in line for line in lines)
+    assert short_id(world.other.id) not in out  # another project: out of the default scope
+    assert "matching message(s) in 2 conversation(s)" in out
+
+
+def test_json_shape_and_highlights(world: World) -> None:
+    r = world.json("search", "retention")
+    assert r["query"].endswith("retention")
+    assert r["total_hits"] == 4  # main: #1 #7 #8; codex: its first prompt
+    by_builder = dict(_groups(r))
+    assert sorted(by_builder[world.main.id]) == [1, 7, 8]
+    for g in r["groups"]:
+        assert set(g) >= {"builder_id", "short_id", "started_at", "project", "tool", "summary"}
+        assert g["project"] == str(world.repo)
+        for h in g["hits"]:
+            assert set(h) >= {"number", "role", "snippet", "highlights", "sidechain"}
+            assert h["role"] in ("user", "assistant")
+            assert h["highlights"], h
+            for start, end in h["highlights"]:
+                assert h["snippet"][start:end].lower() == "retention"
+
+
+def test_limit_caps_the_conversations(world: World) -> None:
+    assert len(world.json("search", "retention", "--all-projects")["groups"]) == 3
+    limited = world.json("search", "retention", "--all-projects", "--limit", "1")
+    assert len(limited["groups"]) == 1
+    assert limited["total_hits"] == 6  # the count of matching messages is not capped
+
+
+def test_default_scope_is_the_current_project(world: World) -> None:
+    here = {g[0] for g in _groups(world.json("search", "retention"))}
+    everywhere = {g[0] for g in _groups(world.json("search", "retention", "--all-projects"))}
+    assert world.other.id not in here
+    assert everywhere == here | {world.other.id}
+    named = {g[0] for g in _groups(world.json("search", "retention project:otherproj"))}
+    assert named == {world.other.id}
+    p = world.lazy("search", "elsewhere")
+    assert "No matches" in p.stdout and "--all-projects" in p.stdout
+
+
+def test_the_three_conversation_searches_agree(world: World) -> None:
+    a = world.json("conversations", "search", "retention", "--all-projects")
+    b = world.json("search", "--conversations", "retention", "--all-projects")
+    c = world.json("search", "in:conversations retention", "--all-projects")
+    d = world.json("search", "retention", "--all-projects")
+    assert _groups(a) == _groups(b) == _groups(c) == _groups(d)
+    assert a["total_hits"] == 6
+
+
+def test_a_subagent_hit_points_at_the_parent_builder(world: World) -> None:
+    r = world.json("search", "quokkasidechain")
+    assert [g["builder_id"] for g in r["groups"]] == [world.main.id]
+    (hit,) = r["groups"][0]["hits"]
+    assert hit["sidechain"] is True and hit["role"] == "user"
+    assert "(subagent)" in world.lazy("search", "quokkasidechain").stdout
+    main_hit = world.json("search", "getUserName")["groups"][0]["hits"][0]
+    assert main_hit["sidechain"] is False
+
+
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ("retention (cache", "unclosed '('"),
+        ("retention)", "unmatched ')'"),
+        ("colour:blue", "colour:"),
+        ("after:soonish", "soonish"),
+        ("tool:cursor", "cursor"),
+        ('"retention', '"retention'),
+    ],
+)
+def test_a_malformed_query_names_the_bad_part(world: World, query: str, names: str) -> None:
+    p = world.lazy("search", query, ok=False)
+    assert p.returncode != 0
+    assert names in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_tool_output_is_searched_only_when_asked(world: World) -> None:
+    for word in ("toolresultmarker", "toolcallmarker"):
+        assert world.json("search", word)["total_hits"] == 0
+        r = world.json("search", f"in:tools {word}")
+        assert r["total_hits"] == 1, word
+        (hit,) = r["groups"][0]["hits"]
+        assert hit["field"] == "tools" and word in hit["snippet"]
+        assert world.json("search", f"in:all {word}")["total_hits"] == 1
+    # and the conversation is out of in:tools
+    assert world.json("search", "in:tools retention")["total_hits"] == 0
+
+
+def test_index_status(world: World) -> None:
+    s = world.json("index", "status")
+    assert s["documents"] == len(message_ids(world.lazy_home)) > 0
+    assert s["lag"] == 0 and s["size_bytes"] > 0
+    assert s["schema_version"] >= 1
+    text = world.lazy("index", "status").stdout
+    assert "documents" in text and f"{s['documents']:,}" in text
+
+
+def test_index_rebuild_keeps_documents_and_searches_work_across_it(world: World) -> None:
+    before = world.json("index", "status")["documents"]
+    answer = world.json("search", "retention", "--all-projects")
+    with Store.open(world.lazy_home) as store:
+        old = SearchIndex.open(world.lazy_home)  # a reader opened before the swap
+        rebuilt = world.json("index", "rebuild")
+        assert rebuilt["documents"] == before
+        # the old reader still answers after its files were swapped out
+        assert search(old, store.conn, "retention").total_hits == answer["total_hits"]
+    assert world.json("index", "status")["documents"] == before
+    assert _groups(world.json("search", "retention", "--all-projects")) == _groups(answer)
+    assert sorted(IndexView(world.lazy_home).doc_ids()) == sorted(message_ids(world.lazy_home))
+
+
+# ---- known answers on the shared corpus ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corpus_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Oracle]:
+    claude, codex = CORPUS / "claude-code", CORPUS / "codex"
+    require(claude.is_dir() and codex.is_dir(), f"the shared corpus at {CORPUS}")
+    base = tmp_path_factory.mktemp("search-corpus")
+    home, user = base / "lazy", base / "home"
+    for args in (("--source", str(claude)), ("--tool", "codex", "--source", str(codex))):
+        run_lazy(home, user, "import-conversation", "--all", "--all-projects", "--yes", *args)
+    return home, user, Oracle.load(home)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "directory",  # a word
+        "Directory",  # case does not matter
+        '"test data"',  # a phrase
+        "get_project_display_name",  # an identifier, whole
+        "getProjectDisplayName",  # the same identifier by its parts
+        "directory tool:codex",
+        "directory -tool:codex",
+        "directory tool:claude",
+        "directory after:2025-11-01T00:00:00Z",
+        "directory before:2025-08-01T00:00:00Z",
+        "session after:2025-07-01T00:00:00Z before:2026-01-01T00:00:00Z",
+        "process_zip_contents OR process_tar_contents",
+    ],
+)
+def test_known_answers_on_the_corpus(corpus_home: tuple[Path, Path, Oracle], query: str) -> None:
+    home, _, oracle = corpus_home
+    expected = oracle.count(query)
+    assert expected > 0, f"{query!r} matches nothing in the corpus: pick another query"
+    with Store.open(home) as store:  # in-process: the CLI's answers are compared below
+        got = search(SearchIndex.open(home), store.conn, query, limit=500)
+    assert got.total_hits == expected, query
+    assert 0 < sum(len(g.hits) for g in got.groups) <= expected
+
+
+def test_the_cli_gives_the_known_answer(corpus_home: tuple[Path, Path, Oracle]) -> None:
+    home, user, oracle = corpus_home
+    query = "directory -tool:codex after:2025-11-01T00:00:00Z"
+    got = lazy_json(home, user, "search", "--all-projects", "--limit", "500", query)
+    assert got["total_hits"] == oracle.count(query) > 0
+
+
+def test_an_identifier_is_found_by_its_parts_and_whole(
+    corpus_home: tuple[Path, Path, Oracle],
+) -> None:
+    home, user, oracle = corpus_home
+    whole = lazy_json(home, user, "search", "--all-projects", "get_project_display_name")
+    parts = lazy_json(home, user, "search", "--all-projects", "getProjectDisplayName")
+    assert _groups(whole) == _groups(parts)
+    # literally written as get_project_display_name in at least as many messages
+    assert 0 < oracle.literal("get_project_display_name") <= whole["total_hits"]
+
+
+def test_corpus_index_holds_every_placed_message(corpus_home: tuple[Path, Path, Oracle]) -> None:
+    home, user, _ = corpus_home
+    status = lazy_json(home, user, "index", "status")
+    assert (status["documents"], status["lag"]) == (len(message_ids(home)), 0)

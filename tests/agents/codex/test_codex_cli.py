@@ -268,6 +268,26 @@ def test_memories_are_the_scripted_turns(
 
 
 @pytest.mark.parametrize("name", [scenario(n) for n in ALL])
+def test_search_finds_each_prompt_and_answer_in_its_thread(
+    name: str, codex_run: CodexRun, imported: Imported
+) -> None:
+    """After `lazy import codex`, everything said is searchable (the import leaves it so);
+    harness text is only in the tools scope."""
+    cli = imported.cli
+    for thread in codex_run.threads:
+        for words in [*prompts(thread), *answers(thread)]:
+            res = cli.json("search", "--all-projects", "--json", f'"{words}"')
+            hits = [h for g in res["groups"] for h in g["hits"]]
+            assert thread["thread_id"] in {h["session_id"] for h in hits}, words
+            assert all(g["tool"] == "codex" for g in res["groups"])
+    marker = codex_run.script["agents_md_marker"]
+    assert cli.json("search", "--all-projects", "--json", marker)["groups"] == []
+    if codex_run.script["codex_version"] != "0.20.0":  # 0.20 writes no harness messages
+        wide = cli.json("search", "--all-projects", "--json", f"in:all {marker}")
+        assert wide["groups"] and wide["groups"][0]["hits"][0]["field"] == "tools"
+
+
+@pytest.mark.parametrize("name", [scenario(n) for n in ALL])
 def test_harness_text_is_not_a_user_memory(
     name: str, codex_run: CodexRun, imported: Imported
 ) -> None:

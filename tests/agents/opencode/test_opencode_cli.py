@@ -305,6 +305,24 @@ def test_memories_match_the_messages(name: str, oc_run: OcRun, oc_imported: OcIm
 CONTENT_PARTS = ("text", "reasoning", "tool")
 
 
+@pytest.mark.parametrize("name", scenario_params(ALL))
+def test_search_finds_each_message_in_its_session(
+    name: str, oc_run: OcRun, oc_imported: OcImported
+) -> None:
+    """After `lazy import opencode`, every user and assistant text is searchable by its
+    words (as a phrase), in its own session and Builder (children: in the parent's)."""
+    storage = oc_run.storage()
+    cli = oc_imported.cli
+    for want in expected_sessions(oc_run, storage):
+        session = storage.sessions[want["session_id"]]
+        for _, _, body in expected_default_memories(session):
+            words = " ".join(body.split()[:6]).replace('"', " ")
+            res = cli.json("search", "--all-projects", "--json", f'"{words}"')
+            sessions = {h["session_id"] for g in res["groups"] for h in g["hits"]}
+            assert session.id in sessions, words
+            assert all(g["tool"] == "opencode" for g in res["groups"])
+
+
 def rendered(message: Message) -> bool:
     """Messages lazy keeps in full-transcript mode and shows in a Builder: those with content
     (step-start / step-finish / patch alone are bookkeeping)."""

@@ -55,14 +55,17 @@ def searchable(store: Store) -> SearchIndex:
 
 
 def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> None:
+    typed = query
     if not all_projects and "project:" not in query:
-        query = f"project:{current_project()} {query}"
+        path = current_project().replace('"', "")
+        query = f'project:"{path}" {query}'  # quoted: a path may hold spaces
     with open_store() as store:
         ix = searchable(store)
         try:
             results = search(ix, store.conn, query, limit=limit)
         except QueryError as e:
             raise click.UsageError(str(e)) from e
+    results.query = typed  # as the user wrote it; the project scope is said apart
     if as_json:
         emit_json(results)
     else:

@@ -12,7 +12,7 @@ import tantivy
 
 # Bumped whenever the schema or the analysers change: an index of another version is
 # rebuilt from the store.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 WHOLE = "code_whole"
 PARTS = "code_parts"

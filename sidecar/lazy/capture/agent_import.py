@@ -24,15 +24,16 @@ import orjson
 from lazy.blocks import answered, note_calls, render_all
 from lazy.capture.discovery import Discovery, discover_tool
 from lazy.capture.importer import run_import
-from lazy.capture.projects import git_remote
+from lazy.capture.projects import git_remote, is_under
 from lazy.model import (
     AgentImportReport,
     ImportReport,
     SessionImport,
     SessionSkip,
 )
-from lazy.store import Store, lazy_home
+from lazy.store import Store, lazy_home, parse_iso
 from lazy.store.archive import unpack_blocks
+from lazy.store.db import fetch_row
 from lazy.store.memories import Planned, given_slugs, reconcile, slug_for
 from lazy.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, join, label
 
@@ -69,20 +70,7 @@ class Options:
 
 def is_temp_dir(cwd: str) -> bool:
     roots = {*TEMP_ROOTS, tempfile.gettempdir(), os.environ.get("TMPDIR", "/tmp")}
-    return any(cwd == r or cwd.startswith(r.rstrip("/") + "/") for r in roots if r)
-
-
-def _below(cwd: str, root: str) -> bool:
-    return cwd == root or cwd.startswith(root.rstrip("/") + "/")
-
-
-def _started(ts: str | None) -> datetime | None:
-    if not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return any(is_under(cwd, r) for r in roots if r)
 
 
 def _left_out(sid: str, cwd: str | None, started_at: str | None, o: Options) -> SessionSkip | None:
@@ -91,12 +79,12 @@ def _left_out(sid: str, cwd: str | None, started_at: str | None, o: Options) -> 
     def skip(kind: Any, reason: str) -> SessionSkip:
         return SessionSkip(session_id=sid, kind=kind, reason=reason, cwd=cwd)
 
-    if o.project is not None and (cwd is None or not _below(cwd, o.project)):
+    if o.project is not None and (cwd is None or not is_under(cwd, o.project)):
         return skip("project", f"cwd {cwd or '(unknown)'} is not in {o.project}")
     if not o.include_temp_cwd and cwd and is_temp_dir(cwd):
         return skip("temp_cwd", f"cwd {cwd} is a temp dir (--include-temp-cwd takes it)")
     if o.since or o.until:
-        start = _started(started_at)
+        start = parse_iso(started_at)
         if start is None:
             return skip("no_start", "no start time to compare with --since/--until")
         if o.since and start < o.since:
@@ -130,9 +118,7 @@ def run(
         if skip is None:
             wanted.append(sid)
         else:
-            report.skipped_sessions.append(skip)
-            if progress:
-                progress("session", skip)
+            _note_skip(report, skip, progress)
     if o.dry_run or store is None:
         with _scratch() as scratch:
             _capture_and_plan(scratch, d, wanted, tool, o, report, progress)
@@ -205,30 +191,12 @@ def _import_session(
 ) -> bool:
     """Plan and reconcile one stored session's memories; False when it is left out."""
     conn = store.conn
-    conn.row_factory = sqlite3.Row
-    try:
-        s = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,)).fetchone()
-    finally:
-        conn.row_factory = None
-    skip: SessionSkip | None = None
-    if s is None:  # nothing of it was stored: an empty file, a lazy one-shot, unreadable
-        skip = SessionSkip(session_id=key, kind="empty", reason="no conversation in it")
-    elif s["kind"] == "main":
-        skip = _left_out(key, s["cwd"], s["started_at"], o)
-        if skip is None and not o.include_trivial:
-            users = conn.execute(
-                "SELECT COUNT(*) FROM messages WHERE session_id=? AND role='user' AND meta=0",
-                (key,),
-            ).fetchone()[0]
-            if users < 2:
-                reason = f"{users} user message(s): trivial (--include-trivial takes it)"
-                skip = SessionSkip(session_id=key, kind="trivial", reason=reason, cwd=s["cwd"])
-    if s is None or skip is not None:
-        if skip is not None:
-            report.skipped_sessions.append(skip)
-            if progress:
-                progress("session", skip)
+    s = fetch_row(conn, f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,))
+    skip = _left_out_stored(conn, key, s, o)
+    if skip is not None:
+        _note_skip(report, skip, progress)
         return False
+    assert s is not None  # a session the store lacks is always left out
     with store.write() as c:
         project = s["project"] or s["cwd"] or "unknown"
         slug = slug_for(c, project)
@@ -253,6 +221,33 @@ def _import_session(
     if progress:
         progress("session", entry)
     return True
+
+
+def _left_out_stored(
+    conn: sqlite3.Connection, key: str, s: sqlite3.Row | None, o: Options
+) -> SessionSkip | None:
+    """Why a stored session is left out: not stored at all, the flags (checked again on
+    what the store knows), or trivial. Subagent sessions go with their parent."""
+    if s is None:  # nothing of it was stored: an empty file, a lazy one-shot, unreadable
+        return SessionSkip(session_id=key, kind="empty", reason="no conversation in it")
+    if s["kind"] != "main":
+        return None
+    skip = _left_out(key, s["cwd"], s["started_at"], o)
+    if skip is None and not o.include_trivial:
+        users = conn.execute(
+            "SELECT COUNT(*) FROM messages WHERE session_id=? AND role='user' AND meta=0",
+            (key,),
+        ).fetchone()[0]
+        if users < 2:
+            reason = f"{users} user message(s): trivial (--include-trivial takes it)"
+            skip = SessionSkip(session_id=key, kind="trivial", reason=reason, cwd=s["cwd"])
+    return skip
+
+
+def _note_skip(report: AgentImportReport, skip: SessionSkip, progress: Progress | None) -> None:
+    report.skipped_sessions.append(skip)
+    if progress:
+        progress("session", skip)
 
 
 def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:

@@ -9,16 +9,17 @@ import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lazy.capture.pipeline import open_source
-from lazy.capture.projects import project_of
+from lazy.capture.projects import is_under, project_of
 from lazy.model import Quarantined
 from lazy.sources import COMPRESSED, file_identity, make_reader
 from lazy.sources.jsonl import split_lines
 from lazy.sources.opencode import iso_ms, list_sessions
 
 HEAD_BYTES = 256 * 1024
+K = TypeVar("K")
 
 
 @dataclass(slots=True)
@@ -161,7 +162,7 @@ def _in_project(cwd: str | None, repos: list[str]) -> bool:
         return False
     if project_of(cwd) in repos:
         return True
-    return any(cwd == r or cwd.startswith(r.rstrip(os.sep) + os.sep) for r in repos)
+    return any(is_under(cwd, r) for r in repos)
 
 
 def discover(
@@ -209,26 +210,22 @@ def discover(
             elif oneshot:
                 result.oneshots[sid] = cand
             else:
-                best = result.sessions.get(sid)
-                if best is None or (cand.size, cand.mtime_ns) > (best.size, best.mtime_ns):
-                    result.sessions[sid] = cand
+                _keep_best(result.sessions, sid, cand)
     by_key: dict[tuple[str, str | None], Candidate] = {}
     for cand in old_layout_agents:
-        if cand.session_id in result.oneshots:
-            continue
-        key = (cand.session_id, cand.agent_id)
-        best = by_key.get(key)
-        if best is None or (cand.size, cand.mtime_ns) > (best.size, best.mtime_ns):
-            by_key[key] = cand
+        if cand.session_id not in result.oneshots:
+            _keep_best(by_key, (cand.session_id, cand.agent_id), cand)
     for (sid, _), cand in sorted(by_key.items(), key=lambda kv: str(kv[1].path)):
         result.sidechains.setdefault(sid, []).append(cand)
     return result
 
 
-def _keep_best(into: dict[str, Candidate], cand: Candidate) -> None:
-    best = into.get(cand.session_id)
+def _keep_best(into: dict[K, Candidate], key: K, cand: Candidate) -> None:
+    """Of several copies of one session (or subagent), the most complete: the largest,
+    then the newest."""
+    best = into.get(key)
     if best is None or (cand.size, cand.mtime_ns) > (best.size, best.mtime_ns):
-        into[cand.session_id] = cand
+        into[key] = cand
 
 
 def _explicit(sources: list[Path] | None) -> list[Path]:
@@ -281,7 +278,7 @@ def discover_codex(
                 cand.agent_id, cand.session_id = sid, head.parent
                 children.append(cand)
             else:
-                _keep_best(result.sessions, cand)
+                _keep_best(result.sessions, cand.session_id, cand)
     _attach(result, children)
     return result
 
@@ -291,15 +288,13 @@ def _attach(result: Discovery, children: list[Candidate]) -> None:
     best: dict[str, Candidate] = {}
     for cand in children:
         assert cand.agent_id is not None
-        prev = best.get(cand.agent_id)
-        if prev is None or (cand.size, cand.mtime_ns) > (prev.size, prev.mtime_ns):
-            best[cand.agent_id] = cand
+        _keep_best(best, cand.agent_id, cand)
     for agent, cand in sorted(best.items()):
         if cand.session_id in result.sessions:
             result.sidechains.setdefault(cand.session_id, []).append(cand)
         else:
             cand.session_id, cand.agent_id = agent, None
-            _keep_best(result.sessions, cand)
+            _keep_best(result.sessions, cand.session_id, cand)
 
 
 def opencode_home() -> Path:
@@ -338,7 +333,7 @@ def discover_opencode(
                 cand.agent_id, cand.session_id = ref.session_id, ref.parent_id
                 children.append(cand)
             else:
-                _keep_best(result.sessions, cand)
+                _keep_best(result.sessions, cand.session_id, cand)
     _attach(result, children)
     return result
 

@@ -30,6 +30,7 @@ from lazy.store.archive import (
     pack_blocks,
     unpack_blocks,
 )
+from lazy.store.db import fetch_row
 
 BATCH = 16 * 1024 * 1024
 WINDOW = 4096  # bytes hashed at the head and just before the read offset
@@ -104,14 +105,7 @@ def _windows(f: IO[bytes], offset: int) -> tuple[bytes, bytes]:
 
 
 def _row(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
-    conn.row_factory = sqlite3.Row
-    try:
-        row: sqlite3.Row | None = conn.execute(
-            "SELECT * FROM source_files WHERE path = ?", (path,)
-        ).fetchone()
-    finally:
-        conn.row_factory = None
-    return row
+    return fetch_row(conn, "SELECT * FROM source_files WHERE path = ?", (path,))
 
 
 def _load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None]:

@@ -32,6 +32,11 @@ def project_of(cwd: str) -> str:
     return cwd
 
 
+def is_under(path: str, root: str) -> bool:
+    """``path`` is ``root`` or lies below it (``/a/app2`` is not below ``/a/app``)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def project_label(project: str | None) -> str:
     return Path(project).name if project else "?"
 

@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from lazy.capture.agent_import import Options, run
 from lazy.capture.discovery import Candidate
-from lazy.cli.common import emit_json, err, open_store, out
+from lazy.cli.common import counting, emit_json, open_store, out, print_quarantined
 from lazy.cli.search import searchable
 from lazy.model import AgentImportReport, SessionImport, SessionSkip
 from lazy.store import Store
@@ -90,15 +89,7 @@ def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportRepo
 def _with_progress(
     store: Store | None, tool: str, o: Options, verbose: bool, as_json: bool
 ) -> AgentImportReport:
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
+    with counting("[bold]{task.description}") as bar:
         task = bar.add_task("reading sessions", total=None)
 
         def progress(what: str, item: Any) -> None:
@@ -171,14 +162,7 @@ def _summary(r: AgentImportReport, o: Options) -> None:
         )
     for e in r.errors:
         out.print(Text(f"  could not read {e.path}: {e.reason}", style="yellow"))
-    if r.quarantined:
-        out.print(
-            Text(f"  {len(r.quarantined)} bad line(s)/record(s) quarantined:", style="yellow")
-        )
-        for q in r.quarantined[:20]:
-            out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
-        if len(r.quarantined) > 20:
-            out.print(Text(f"    … and {len(r.quarantined) - 20} more", style="yellow"))
+    print_quarantined(r.quarantined, "bad line(s)/record(s)")
     if r.sessions and not r.dry_run:
         first = r.sessions[0]
         out.print(f"Browse: lazy ls {first.node.rsplit('/', 2)[0]}")

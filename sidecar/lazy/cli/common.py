@@ -14,9 +14,20 @@ import click
 import orjson
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
 
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
+from lazy.model import QuarantineInfo
 from lazy.store import Store, StoreError
 from lazy.store.db import explain
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder
@@ -26,6 +37,39 @@ out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def progress(*columns: ProgressColumn | str) -> Progress:
+    """A progress display on stderr: shown only on a terminal, gone once done."""
+    return Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+
+
+def counting(label: str) -> Progress:
+    """A progress display counting items (``label`` may name ``{task.description}``)."""
+    return progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+
+
+def facts_table(rows: list[tuple[str, str]]) -> Table:
+    """Name / value pairs, names in bold, no header."""
+    t = Table(box=None, show_header=False)
+    t.add_column(style="bold")
+    t.add_column()
+    for name, value in rows:
+        t.add_row(name, value)
+    return t
+
+
+def print_quarantined(
+    items: list[QuarantineInfo], what: str = "bad line(s)", shown: int = 20
+) -> None:
+    """What capture set aside: file, line and reason, the first ``shown`` of them."""
+    if not items:
+        return
+    out.print(Text(f"  {len(items)} {what} quarantined:", style="yellow"))
+    for q in items[:shown]:
+        out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
+    if len(items) > shown:
+        out.print(Text(f"    … and {len(items) - shown} more", style="yellow"))
 
 
 def all_projects_option(f: F) -> F:

@@ -8,7 +8,6 @@ import click
 from rich.progress import (
     BarColumn,
     DownloadColumn,
-    Progress,
     TextColumn,
     TimeRemainingColumn,
     TransferSpeedColumn,
@@ -28,6 +27,8 @@ from lazy.cli.common import (
     json_option,
     open_store,
     out,
+    print_quarantined,
+    progress,
     scope,
     when,
 )
@@ -61,15 +62,12 @@ def _oneshot_note(d: Discovery) -> None:
 def _import(store: Store, d: Discovery, ids: list[str], report: ImportReport) -> ImportReport:
     files = [c for sid in ids for c in d.files_of(sid)]
     total = sum(c.size for c in files)
-    with Progress(
+    with progress(
         TextColumn("[bold]importing"),
         BarColumn(),
         DownloadColumn(),
         TransferSpeedColumn(),
         TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
     ) as bar:
         task = bar.add_task("import", total=total)
 
@@ -91,12 +89,7 @@ def _summary(report: ImportReport) -> None:
         out.print(Text(f"  skipped {s.session_id[:8]}: {s.reason} ({s.path})", style="yellow"))
     for s in report.refused:
         out.print(Text(f"  refused {s.session_id[:8]}: {s.reason}", style="yellow"))
-    if report.quarantined:
-        out.print(Text(f"  {len(report.quarantined)} bad line(s) quarantined:", style="yellow"))
-        for q in report.quarantined[:20]:
-            out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
-        if len(report.quarantined) > 20:
-            out.print(Text(f"    … and {len(report.quarantined) - 20} more", style="yellow"))
+    print_quarantined(report.quarantined)
 
 
 def _list_table(p: Plan) -> Table:

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.cli.common import emit_json, json_option, open_store, out, when
+from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, when
 from lazy.store.memories import children, get_memory
 from lazy.tree import TreeError, parse_path, split
 
@@ -35,15 +35,11 @@ def get(path: str, as_json: bool) -> None:
     if as_json:
         emit_json(memory)
         return
-    t = Table(box=None, show_header=False)
-    t.add_column(style="bold")
-    t.add_column()
-    t.add_row("path", memory.path)
-    t.add_row("temporal", memory.temporal or "")
+    rows = [("path", memory.path), ("temporal", memory.temporal or "")]
     for key, value in sorted(memory.meta.items()):
         if value not in (None, "", []):
-            t.add_row(key, ", ".join(value) if isinstance(value, list) else str(value))
-    out.print(t)
+            rows.append((key, ", ".join(value) if isinstance(value, list) else str(value)))
+    out.print(facts_table(rows))
     out.print()
     out.print(Text(memory.content))
 

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 from rich.text import Text
 
 from lazy.capture.projects import project_label
 from lazy.cli.common import (
     all_projects_option,
+    counting,
     current_project,
     emit_json,
     err,
+    facts_table,
     json_option,
     open_store,
     out,
@@ -28,27 +25,13 @@ from lazy.model import SearchResults
 from lazy.store import Store
 
 
-@contextmanager
-def _bar(label: str) -> Iterator[Progress]:
-    with Progress(
-        TextColumn(f"[bold]{label}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
-        yield bar
-
-
 def searchable(store: Store) -> SearchIndex:
     """The index, caught up with the store (with a progress bar when that takes a while); a
     missing or damaged index is rebuilt from the store, and the user told why."""
     ix = SearchIndex.open(store.home)
     if ix.rebuilt:
         err.print(Text(f"rebuilding the search index from the store: {ix.rebuilt}", style="yellow"))
-    with _bar("indexing") as bar:
+    with counting("[bold]indexing") as bar:
         task = bar.add_task("index", total=None)
         ix.catch_up(store, lambda done, total: bar.update(task, completed=done, total=total))
     return ix
@@ -129,17 +112,16 @@ def index_status(as_json: bool) -> None:
     if as_json:
         emit_json(status)
         return
-    t = Table(box=None, show_header=False)
-    t.add_column(style="bold")
-    t.add_column()
-    t.add_row("index", status.path)
-    t.add_row("documents", f"{status.documents:,}")
-    t.add_row("lag", f"{status.lag:,} message(s) not yet searchable")
-    t.add_row("size", f"{status.size_bytes / 1e6:,.1f} MB")
-    t.add_row("schema", f"v{status.schema_version}")
+    rows = [
+        ("index", status.path),
+        ("documents", f"{status.documents:,}"),
+        ("lag", f"{status.lag:,} message(s) not yet searchable"),
+        ("size", f"{status.size_bytes / 1e6:,.1f} MB"),
+        ("schema", f"v{status.schema_version}"),
+    ]
     if status.rebuilt:
-        t.add_row("started afresh", status.rebuilt)
-    out.print(t)
+        rows.append(("started afresh", status.rebuilt))
+    out.print(facts_table(rows))
 
 
 @index_group.command("rebuild")
@@ -149,7 +131,7 @@ def index_rebuild(as_json: bool) -> None:
     keep working on the old one meanwhile)."""
     with open_store() as store:
         ix = SearchIndex.open(store.home)
-        with _bar("rebuilding the index") as bar:
+        with counting("[bold]rebuilding the index") as bar:
             task = bar.add_task("rebuild", total=None)
             n = ix.rebuild(store, lambda done, total: bar.update(task, completed=done, total=total))
         status = ix.status(store)

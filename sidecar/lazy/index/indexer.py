@@ -16,7 +16,6 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ import tantivy
 from lazy.blocks import render_block
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
 from lazy.model import IndexStatus
-from lazy.store import Store
+from lazy.store import Store, parse_iso
 from lazy.store.archive import unpack_blocks
 
 WRITER_HEAP = 128 * 1024 * 1024
@@ -262,16 +261,6 @@ def _swap(home: Path, fresh: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _ts(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
-
-
 _DOC_SQL = (
     "SELECT m.id, m.builder_id, m.number, m.session_id, m.role, m.ts, m.model, m.text,"
     " m.blocks, m.meta, s.tool, s.project, s.parent_session_id"
@@ -342,7 +331,7 @@ def _document(
     doc.add_text("kind", "conversation")
     if model:
         doc.add_text("model", model)
-    when = _ts(ts)
+    when = parse_iso(ts)
     if when is not None:
         doc.add_date("ts", when)
     doc.add_text("text", conversation)

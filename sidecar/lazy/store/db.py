@@ -24,6 +24,26 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def fetch_row(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> sqlite3.Row | None:
+    """One row, its columns by name (on its own cursor: the connection's rows stay tuples)."""
+    cur = conn.cursor()
+    cur.row_factory = sqlite3.Row
+    row: sqlite3.Row | None = cur.execute(sql, args).fetchone()
+    return row
+
+
+def parse_iso(value: str | None) -> datetime | None:
+    """An ISO 8601 time as the agents write it (``…Z``); one without a zone is UTC. None
+    when there is none or it does not parse."""
+    if not value:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
 class StoreError(Exception):
     """A store failure with the machine detail kept for the user."""
 

@@ -203,22 +203,3 @@ def transcript(
             )
         )
     return Transcript(builder=info, messages=_views(rows), sidechains=sides)
-
-
-def search_messages(
-    conn: sqlite3.Connection, text: str, projects: list[str] | None, limit: int = 50
-) -> list[tuple[str, int, str]]:
-    """A plain scan (the Tantivy index replaces it): (builder id, number, text)."""
-    like = "%" + _escape_like(text) + "%"
-    sql = (
-        "SELECT m.builder_id, m.number, m.text FROM messages m JOIN builders b ON b.id=m.builder_id"
-        " JOIN sessions s ON s.id=m.session_id"
-        " WHERE m.number IS NOT NULL AND s.kind='main' AND m.text LIKE ? ESCAPE '\\'"
-    )
-    args: list[object] = [like]
-    if projects is not None:
-        sql += f" AND b.project IN ({','.join('?' * len(projects))})"
-        args += projects
-    sql += " ORDER BY b.started_at DESC, m.number LIMIT ?"
-    args.append(limit)
-    return [(str(r[0]), int(r[1]), str(r[2])) for r in conn.execute(sql, args)]

@@ -1052,13 +1052,8 @@ class _OcSession:
         meta: dict[str, Any]
         title: str
         if kind == "bash":
-            log_kind = rng.choice(("pytest", "pytest", "git", "npm", "ls"))
-            cmd = {
-                "pytest": "python -m pytest -q tests/",
-                "git": "git log --oneline -50",
-                "npm": "npm run build 2>&1 | tail -200",
-                "ls": "ls -la src/",
-            }[log_kind]
+            log_kind = rng.choice(corpus.LOG_KINDS)
+            cmd = corpus.LOG_COMMANDS[log_kind]
             out = c.log(log_kind, min(cap // 2, c.output_size(1500, 30_000)))
             desc = c.fill.fill("Run {w} checks")
             inp = {"command": cmd, "description": desc}

@@ -758,6 +758,17 @@ class _Writer:
 # tools: a tool_use input, the tool_result content and the structured toolUseResult
 
 
+# the shell commands of generated tool calls, by the kind of log they print (pytest twice as
+# often as the rest)
+LOG_KINDS = ("pytest", "pytest", "git", "npm", "ls")
+LOG_COMMANDS = {
+    "pytest": "python -m pytest -q tests/",
+    "git": "git log --oneline -50",
+    "npm": "npm run build 2>&1 | tail -200",
+    "ls": "ls -la src/",
+}
+
+
 def _tool_id(rng: random.Random) -> str:
     return "toolu_01" + _b62(rng, 22)
 
@@ -808,13 +819,8 @@ def _make_tool(w: _Writer, budget: int) -> _ToolCall:
         }
         return _ToolCall("Read", inp, numbered + _TOOL_RESULT_REMINDER, result)
     if kind == "Bash":
-        log_kind = rng.choice(("pytest", "pytest", "git", "npm", "ls"))
-        cmd = {
-            "pytest": "python -m pytest -q tests/",
-            "git": "git log --oneline -50",
-            "npm": "npm run build 2>&1 | tail -200",
-            "ls": "ls -la src/",
-        }[log_kind]
+        log_kind = rng.choice(LOG_KINDS)
+        cmd = LOG_COMMANDS[log_kind]
         size = int(min(30_000, cap / 2, rng.lognormvariate(math.log(1500), 1.2)))
         out = blobs.logs[log_kind].window_bytes(rng, max(40, size))
         result = {

@@ -23,6 +23,24 @@ class LineReader(Protocol):
     def read(self, lines: Iterable[Line]) -> ReadBatch: ...
 
 
+def facts_for(
+    batch: ReadBatch,
+    known: dict[str, SessionFacts],
+    key: str,
+    load: Callable[[str], SessionFacts | None] | None,
+) -> SessionFacts:
+    """A session's facts for this batch: the ones this reader's earlier batches learnt, else
+    the ones earlier captures stored (``load``), else new ones; shared by batch and reader."""
+    f = batch.facts.get(key)
+    if f is None:
+        f = known.get(key)
+        if f is None:
+            f = (load(key) if load else None) or SessionFacts()
+            known[key] = f
+        batch.facts[key] = f
+    return f
+
+
 def jsonl_stem(path: Path) -> str:
     name = path.name
     for ext in COMPRESSED:

@@ -20,6 +20,7 @@ from lazy.model import (
     ReadBatch,
     SessionFacts,
 )
+from lazy.sources import facts_for
 from lazy.sources.jsonl import Line, decode
 
 # Every entry type formats.md §1.3 lists. Anything else is counted as unknown; its line
@@ -296,14 +297,7 @@ class ClaudeReader:
         return sid, None
 
     def _facts(self, batch: ReadBatch, key: str) -> SessionFacts:
-        f = batch.facts.get(key)
-        if f is None:
-            f = self.facts.get(key)
-            if f is None:
-                f = (self._load(key) if self._load else None) or SessionFacts()
-                self.facts[key] = f
-            batch.facts[key] = f
-        return f
+        return facts_for(batch, self.facts, key, self._load)
 
     def read(self, lines: Iterable[Line]) -> ReadBatch:
         batch = ReadBatch()

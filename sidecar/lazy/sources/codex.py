@@ -26,6 +26,7 @@ import orjson
 
 from lazy.blocks import clip, result_block
 from lazy.model import MessagePart, Quarantined, ReadBatch, Role, SessionFacts
+from lazy.sources import facts_for
 from lazy.sources.jsonl import Line, decode
 
 KNOWN_KINDS = frozenset(
@@ -156,14 +157,7 @@ class CodexReader:
     # -- state carried across captures -------------------------------------------------------
 
     def _facts(self, batch: ReadBatch) -> SessionFacts:
-        f = batch.facts.get(self.sid)
-        if f is None:
-            f = self.facts.get(self.sid)
-            if f is None:
-                f = (self._load(self.sid) if self._load else None) or SessionFacts()
-                self.facts[self.sid] = f
-            batch.facts[self.sid] = f
-        return f
+        return facts_for(batch, self.facts, self.sid, self._load)
 
     def _resume(self, f: SessionFacts, line_no: int) -> None:
         self._started = True

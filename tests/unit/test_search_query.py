@@ -16,7 +16,7 @@ import pytest
 import tantivy
 
 from lazy.index.query import QueryError, compile, parse
-from lazy.index.schema import build_schema, register
+from lazy.index.schema import build_schema, document, register
 
 NOW = datetime(2026, 3, 20, 12, 0, tzinfo=UTC)
 
@@ -80,13 +80,8 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> tantivy.Index:
     register(idx)
     writer = idx.writer(15_000_000, 1)
     for number, d in DOCS.items():
-        fields: dict[str, Any] = {k: v for k, v in d.items() if k not in ("ts", "text", "tools")}
-        fields |= {"doc_id": number, "number": number, "session": d["builder"], "ts": _utc(d["ts"])}
-        for name in ("text", "tools"):
-            if name in d:
-                fields[name] = d[name]
-                fields[f"{name}_parts"] = d[name]
-        writer.add_document(tantivy.Document(**fields))
+        fields = {k: v for k, v in d.items() if k not in ("ts", "project_name")}
+        writer.add_json(document(doc_id=number, ts=_utc(d["ts"]).timestamp(), **fields))
     writer.commit()
     writer.wait_merging_threads()
     idx.reload()
@@ -115,7 +110,7 @@ def hits(index: tantivy.Index, text: str, now: datetime = NOW) -> set[int]:
     query = compile(parse(text, now=now), index)
     searcher = index.searcher()
     found = searcher.search(query, 100).hits
-    return {int(searcher.doc(address)["doc_id"][0]) for _, address in found}
+    return {int(i) for i in searcher.fast_field_values("doc_id", [a for _, a in found])}
 
 
 def error(text: str, index: tantivy.Index | None = None) -> QueryError:
@@ -314,8 +309,9 @@ def test_parsed_structure_and_words() -> None:
     assert p.fields == ("text",)
     assert p.words() == ["index_writer.py", "lock is held", "writ", "a", "b"]
     assert [t.kind for t in p.terms()] == ["word", "phrase", "prefix", "word", "word"]
-    assert p.terms()[0].whole == ("index_writer.py",)
-    assert p.terms()[0].parts == ("index", "writer", "py")
+    assert p.terms()[0].tokens == ("index", "writer", "py")
+    assert parse("getUserName HTTPServer").terms()[0].tokens == ("get", "user", "name")
+    assert parse("getUserName HTTPServer").terms()[1].tokens == ("http", "server")
     assert [(f.name, f.value, f.negated) for f in p.filters] == [("tool", "codex", False)]
     assert p.query is not None and len(p.query.children) == 5  # the OR is one item
 

@@ -11,10 +11,10 @@ store, beside the old one, and swapped in.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import shutil
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,15 +22,16 @@ from typing import Any
 import orjson
 import tantivy
 
-from lazy.blocks import render_block
+from lazy.index.documents import prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
 from lazy.model import IndexStatus
-from lazy.store import Store, parse_iso
-from lazy.store.archive import unpack_blocks
+from lazy.store import Store
 
 WRITER_HEAP = 128 * 1024 * 1024
 WRITER_THREADS = 2  # tokenizing beside the Python thread that builds the documents
-BATCH = 5000
+BATCH = 5000  # queued changes per commit
+CHUNK = 20_000  # messages per progress report in a fill
+GAP = 32  # ids between two queued ones re-indexed rather than looked up apart
 STAMP = "lazy-index.json"
 
 Progress = Callable[[int, int], None]  # (documents done, documents in all)
@@ -144,12 +145,17 @@ class SearchIndex:
         under it (the next open rebuilds it)."""
         try:
             with self._writer() as writer:
+                done = 0
                 if not _filled(self.path):
-                    # fresh: everything goes in the queue (under the lock), and from then on
-                    # the store's queue says what the index still lacks
-                    self._requeue(store)
+                    # fresh: filled from the whole store (under the lock); from then on the
+                    # store's queue says what the index still lacks
+                    upto = _queued_upto(store)
+                    writer.delete_all_documents()  # a fill killed after its commit
+                    done = _fill(store, writer, progress)
+                    writer.commit()
                     _stamp(self.path, filled=True)
-                done = self._drain(store, writer, progress)
+                    _dequeue(store, upto)
+                done += self._drain(store, writer, progress)
         except IndexBusy:
             return 0
         except (ValueError, OSError):  # the index vanished or broke mid-write
@@ -157,12 +163,6 @@ class SearchIndex:
         self.rebuilt = None
         self.index.reload()
         return done
-
-    def _requeue(self, store: Store) -> None:
-        """A fresh index holds nothing: every message goes back in the queue."""
-        with store.write() as c:
-            c.execute("DELETE FROM index_queue")
-            c.execute("INSERT INTO index_queue(message_id) SELECT id FROM messages ORDER BY id")
 
     def _drain(self, store: Store, writer: Any, progress: Progress | None) -> int:
         conn = store.conn
@@ -174,15 +174,13 @@ class SearchIndex:
             ).fetchall()
             if not rows:
                 return done
-            upto = rows[-1][0]
-            ids = sorted({r[1] for r in rows})
-            for doc_id, doc in _documents(conn, ids):
-                writer.delete_documents_by_term("doc_id", doc_id)
-                if doc is not None:
-                    writer.add_document(doc)
+            for lo, hi in _runs(sorted({r[1] for r in rows})):
+                # the stored messages lo..hi replace whatever the index had of them
+                writer.delete_documents_by_query(_id_range(self.index.schema, lo, hi))
+                for doc in prepare(conn, lo, hi):
+                    writer.add_json(doc)
             writer.commit()
-            with store.write() as c:  # only once the index has it
-                c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
+            _dequeue(store, rows[-1][0])  # only once the index has it
             done += len(rows)
             if progress:
                 progress(done, total)
@@ -193,26 +191,16 @@ class SearchIndex:
         fresh = self.home / f"index.new-{os.getpid()}"
         shutil.rmtree(fresh, ignore_errors=True)
         index = _create(fresh)
-        conn = store.conn
-        upto = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM index_queue").fetchone()[0]
-        ids = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
-        done = 0
+        upto = _queued_upto(store)
         with self._writer(index) as writer:
-            for i in range(0, len(ids), BATCH):
-                for _, doc in _documents(conn, ids[i : i + BATCH]):
-                    if doc is not None:
-                        writer.add_document(doc)
-                done = min(i + BATCH, len(ids))
-                if progress:
-                    progress(done, len(ids))
+            done = _fill(store, writer, progress)
             writer.commit()
         _stamp(fresh, filled=True)
         _swap(self.home, fresh)
         self.index = _open(self.path)
-        with store.write() as c:  # what changed during the build stays queued
-            c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
+        _dequeue(store, upto)  # what changed during the build stays queued
         self.rebuilt = None
-        return len(ids)
+        return done
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -231,6 +219,49 @@ class SearchIndex:
             schema_version=SCHEMA_VERSION,
             rebuilt=self.rebuilt,
         )
+
+
+def _runs(ids: list[int]) -> Iterator[tuple[int, int]]:
+    """Sorted ids as ranges, each closing gaps of up to ``GAP`` ids: the index finds a
+    message's documents by a range of its id column (an indexed id would be a tenth of the
+    index), so one range for many near ids costs less than one per id."""
+    start = prev = ids[0]
+    for i in ids[1:]:
+        if i - prev > GAP:
+            yield start, prev
+            start = i
+        prev = i
+    yield start, prev
+
+
+def _id_range(schema: tantivy.Schema, lo: int, hi: int) -> tantivy.Query:
+    return tantivy.Query.range_query(
+        schema, "doc_id", tantivy.FieldType.Integer, lo, hi, include_lower=True, include_upper=True
+    )
+
+
+def _queued_upto(store: Store) -> int:
+    return int(store.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM index_queue").fetchone()[0])
+
+
+def _dequeue(store: Store, upto: int) -> None:
+    with store.write() as c:
+        c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
+
+
+def _fill(store: Store, writer: Any, progress: Progress | None) -> int:
+    """Add every stored message to ``writer``; the messages read. This thread makes the
+    documents while the writer's threads index them, each on its own core."""
+    ids = [r[0] for r in store.conn.execute("SELECT id FROM messages ORDER BY id")]
+    ranges = [(ids[i], ids[min(i + CHUNK, len(ids)) - 1]) for i in range(0, len(ids), CHUNK)]
+    done = 0
+    for lo, hi in ranges:
+        for doc in prepare(store.conn, lo, hi):
+            writer.add_json(doc)
+        done = bisect.bisect_right(ids, hi)
+        if progress:
+            progress(done, len(ids))
+    return done
 
 
 def _sweep(home: Path) -> None:
@@ -259,83 +290,3 @@ def _swap(home: Path, fresh: Path) -> None:
         live.rename(old)
     fresh.rename(live)
     shutil.rmtree(old, ignore_errors=True)
-
-
-_DOC_SQL = (
-    "SELECT m.id, m.builder_id, m.number, m.session_id, m.role, m.ts, m.model, m.text,"
-    " m.blocks, m.meta, s.tool, s.project, s.parent_session_id"
-    " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({})"
-)
-
-
-def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
-    """(the conversation: words and reasoning; the machinery: tool calls, tool output and
-    harness text) of a stored message, as the index holds them."""
-    said: list[str] = []
-    tools: list[str] = []
-    for b in unpack_blocks(packed, text):
-        rendered = render_block(b)
-        if rendered:
-            (said if not meta and b["type"] in ("text", "thinking") else tools).append(rendered)
-    return "\n\n".join(said), "\n\n".join(tools)
-
-
-def _documents(
-    conn: sqlite3.Connection, ids: list[int]
-) -> Iterator[tuple[int, tantivy.Document | None]]:
-    """(message id, its document; None when the message is gone or not yet placed)."""
-    found: set[int] = set()
-    for i in range(0, len(ids), 900):
-        chunk = ids[i : i + 900]
-        for row in conn.execute(_DOC_SQL.format(",".join("?" * len(chunk))), chunk):
-            mid, bid, number, sid, role, ts, model, text, packed, meta, tool, project, _ = row
-            found.add(mid)
-            yield (
-                mid,
-                _document(
-                    mid, bid, number, sid, role, ts, model, text, packed, meta, tool, project
-                ),
-            )
-    for mid in ids:
-        if mid not in found:
-            yield mid, None
-
-
-def _document(
-    mid: int,
-    bid: str | None,
-    number: int | None,
-    sid: str,
-    role: str,
-    ts: str | None,
-    model: str | None,
-    text: str,
-    packed: bytes | None,
-    meta: int,
-    tool: str,
-    project: str | None,
-) -> tantivy.Document | None:
-    if bid is None:
-        return None  # not placed in a Builder yet: the regroup that places it requeues it
-    conversation, machinery = split_text(text, packed, bool(meta))
-    doc = tantivy.Document()
-    doc.add_integer("doc_id", mid)
-    doc.add_integer("number", number or 0)
-    doc.add_text("builder", bid)
-    doc.add_text("session", sid)
-    doc.add_text("tool", tool)
-    if project:
-        doc.add_text("project", project)
-        doc.add_text("project_name", project.rstrip("/").rsplit("/", 1)[-1])
-    doc.add_text("role", role)
-    doc.add_text("kind", "conversation")
-    if model:
-        doc.add_text("model", model)
-    when = parse_iso(ts)
-    if when is not None:
-        doc.add_date("ts", when)
-    doc.add_text("text", conversation)
-    doc.add_text("text_parts", conversation)
-    doc.add_text("tools", machinery)
-    doc.add_text("tools_parts", machinery)
-    return doc

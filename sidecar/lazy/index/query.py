@@ -3,13 +3,14 @@
 ``parse`` turns the text into a ``Parsed`` (scope, boolean structure, filters, date bounds)
 and reports a malformed query as a ``QueryError`` naming the bad part; ``compile`` turns a
 ``Parsed`` into a tantivy query. Queries are built term by term rather than through
-tantivy's own parser so every word gets the code-aware analysis of ``schema.analyzers()``
-and every error is ours.
+tantivy's own parser so every word gets the code-aware analysis documents get
+(``schema.split_humps`` then ``schema.analyzer()``) and every error is ours.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Literal
 
 import tantivy
 
-from lazy.index.schema import PARTS, WHOLE, analyzers
+from lazy.index.schema import KINDS, MACHINE_ROLES, TAGS, analyzer, split_humps, tag
 
 HELP = """\
 QUERY is words, "phrases" and filters; a message must match all of them.
@@ -111,12 +112,11 @@ class QueryError(ValueError):
 @dataclass(frozen=True)
 class Term:
     """A word, a prefix (``writ*``, text without the star) or a phrase (text without quotes),
-    with its whole-token and parts analyses."""
+    with its tokens as the index holds them (``index_writer.py``: index, writer, py)."""
 
     text: str
     kind: TermKind
-    whole: tuple[str, ...]
-    parts: tuple[str, ...]
+    tokens: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class Parsed:
     filters: tuple[Filter, ...] = ()
     after: datetime | None = None  # inclusive, aware
     before: datetime | None = None  # exclusive, aware
-    # whole-token text fields searched ("text", "tools"); each has a "<name>_parts" twin
+    # text fields searched ("text", "tools")
     fields: tuple[str, ...] = ("text",)
     # message kinds in scope; empty means any
     kinds: tuple[str, ...] = ("conversation",)
@@ -284,12 +284,11 @@ def _word_end(text: str, i: int) -> int:
 
 
 @functools.cache
-def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
-    return analyzers()
+def _analyzer() -> tantivy.TextAnalyzer:
+    return analyzer()
 
 
 def _term(tok: _Tok) -> Term:
-    a = _analyzers()
     if tok.kind == "phrase":
         kind: TermKind = "phrase"
         text = tok.text
@@ -299,11 +298,10 @@ def _term(tok: _Tok) -> Term:
             raise QueryError(f"'{tok.raw}' needs a prefix before the '*': writ*", tok.raw)
     else:
         kind, text = "word", tok.text
-    whole = tuple(a[WHOLE].analyze(text))
-    parts = tuple(a[PARTS].analyze(text))
-    if not whole and not parts:
+    tokens = tuple(_analyzer().analyze(split_humps(text)))
+    if not tokens:
         raise QueryError(f"nothing to search for in '{tok.raw}'", tok.raw)
-    return Term(text, kind, whole, parts)
+    return Term(text, kind, tokens)
 
 
 class _Parser:
@@ -450,7 +448,7 @@ def parse(text: str, now: datetime | None = None) -> Parsed:
         before=before,
         fields=fields,
         kinds=_SCOPE_KINDS[scope],
-        hidden_roles=() if "tools" in fields else ("tool_call", "tool_result"),
+        hidden_roles=() if "tools" in fields else MACHINE_ROLES,
         scope_given=scope_tok is not None,
     )
 
@@ -500,10 +498,19 @@ def compile(parsed: Parsed, schema_index: tantivy.Index) -> tantivy.Query:
     def restrict(q: tantivy.Query, negated: bool = False) -> None:
         clauses.append((Occur.MustNot if negated else Occur.Must, Q.const_score_query(q, 0.0)))
 
-    if parsed.kinds:
-        restrict(_any([Q.term_query(schema, "kind", k) for k in parsed.kinds]))
-    for role in parsed.hidden_roles:
-        restrict(Q.term_query(schema, "role", role), negated=True)
+    others = [k for k in KINDS if k not in parsed.kinds]
+    if parsed.kinds and others:
+        # conversations are nearly every document, tasks and memories few: leaving the few
+        # out costs a lookup per hit, requiring the many would walk all of them
+        if parsed.kinds == ("conversation",):
+            restrict(_any([_tag_query(schema, "kind", k) for k in others]), negated=True)
+        else:
+            restrict(_any([_tag_query(schema, "kind", k) for k in parsed.kinds]))
+    # a tool call or result has no conversation text, so only a query that can match a
+    # message without any needs to leave those roles out
+    if parsed.query is None or _matches_empty(parsed.query):
+        for role in parsed.hidden_roles:
+            restrict(_tag_query(schema, "role", role), negated=True)
     for name in KEYWORD_FILTERS:
         wanted = [f for f in parsed.filters if f.name == name]
         positive = [_filter_query(f, schema, schema_index) for f in wanted if not f.negated]
@@ -517,15 +524,32 @@ def compile(parsed: Parsed, schema_index: tantivy.Index) -> tantivy.Query:
             Q.range_query(
                 schema,
                 "ts",
-                tantivy.FieldType.Date,
-                lower_bound=parsed.after,
-                upper_bound=parsed.before,
+                tantivy.FieldType.Integer,
+                lower_bound=_seconds(parsed.after),
+                upper_bound=_seconds(parsed.before),
                 include_lower=True,
                 # tantivy requires an unbounded side to be inclusive
                 include_upper=parsed.before is None,
             )
         )
     return _conjunction(clauses)
+
+
+def _seconds(moment: datetime | None) -> int | None:
+    """A bound as the index's ``ts`` (floored seconds): floor keeps after: inclusive and
+    before: exclusive for the messages within that second."""
+    return None if moment is None else math.floor(moment.timestamp())
+
+
+def _matches_empty(node: Node) -> bool:
+    """Whether ``node`` can match a message with no text in the fields searched."""
+    if isinstance(node, Term):
+        return False
+    if isinstance(node, Not):
+        return True
+    if isinstance(node, And):
+        return all(_matches_empty(c) for c in node.children)
+    return any(_matches_empty(c) for c in node.children)
 
 
 def _conjunction(clauses: list[_Clause]) -> tantivy.Query:
@@ -564,34 +588,11 @@ def _node_query(node: Node, fields: tuple[str, ...], schema: tantivy.Schema) -> 
 
 
 def _term_query(term: Term, fields: tuple[str, ...], schema: tantivy.Schema) -> tantivy.Query:
-    """A term matches its whole analysis in a whole-token field or its parts analysis, as
-    a phrase, in the parts twin: ``getUserName`` finds ``get_user_name`` by its parts."""
+    """A word of one token is a term; an identifier (several tokens) and a phrase are the
+    phrase of their tokens, so ``getUserName`` finds ``get_user_name``; a prefix's last
+    token is a prefix."""
     build = _prefix_query if term.kind == "prefix" else _phrase_query
-    queries: list[tantivy.Query] = []
-    for name in fields:
-        if term.whole:
-            queries.append(build(schema, name, term.whole))
-        if not term.parts:
-            continue
-        if name == "text":  # positions kept: the parts in their order
-            queries.append(build(schema, "text_parts", term.parts))
-        elif term.kind != "phrase":  # no positions: a phrase is matched whole only
-            queries.append(_parts_query(schema, f"{name}_parts", term))
-    return _any(queries)
-
-
-def _parts_query(schema: tantivy.Schema, name: str, term: Term) -> tantivy.Query:
-    """Every part, in any order: ``tools_parts`` keeps no positions (tool output is most
-    of the index), so there ``getUserName`` matches output holding get, user and name."""
-    *heads, last = term.parts
-    clauses = [(tantivy.Occur.Must, tantivy.Query.term_query(schema, name, t)) for t in heads]
-    if term.kind == "prefix":
-        tail = tantivy.Query.regex_query(schema, name, _regex_escape(last) + ".*")
-    else:
-        tail = tantivy.Query.term_query(schema, name, last)
-    if not heads:
-        return tail
-    return tantivy.Query.boolean_query([*clauses, (tantivy.Occur.Must, tail)])
+    return _any([build(schema, name, term.tokens) for name in fields])
 
 
 def _phrase_query(schema: tantivy.Schema, name: str, tokens: tuple[str, ...]) -> tantivy.Query:
@@ -611,25 +612,28 @@ def _regex_escape(text: str) -> str:
     return "".join("\\" + c if c in _REGEX_META else c for c in text)
 
 
+def _tag_query(schema: tantivy.Schema, name: str, value: str) -> tantivy.Query:
+    return tantivy.Query.term_query(schema, TAGS, tag(name, value))
+
+
 def _filter_query(f: Filter, schema: tantivy.Schema, index: tantivy.Index) -> tantivy.Query:
-    Q = tantivy.Query
     if f.name == "project":
         field_name = "project" if f.value.startswith("/") else "project_name"
-        return Q.term_query(schema, field_name, f.value)
+        return _tag_query(schema, field_name, f.value)
     if f.name == "model" and f.value.endswith("*"):
-        return Q.regex_query(schema, "model", _regex_escape(f.value.rstrip("*")) + ".*")
+        prefix = tag("model", f.value.rstrip("*"))
+        return tantivy.Query.regex_query(schema, TAGS, _regex_escape(prefix) + ".*")
     if f.name == "builder":
-        return Q.term_query(schema, "builder", _resolve_builder(f, schema, index))
-    return Q.term_query(schema, f.name, f.value)
+        return _tag_query(schema, "builder", _resolve_builder(f, index))
+    return _tag_query(schema, f.name, f.value)
 
 
-def _resolve_builder(f: Filter, schema: tantivy.Schema, index: tantivy.Index) -> str:
+def _resolve_builder(f: Filter, index: tantivy.Index) -> str:
     """The one Builder id ``f.value`` is or starts; an id nothing matches stays as typed
     (so the query finds nothing)."""
-    searcher = index.searcher()
-    prefix = tantivy.Query.regex_query(schema, "builder", _regex_escape(f.value) + ".*")
-    agg = searcher.aggregate(prefix, {"b": {"terms": {"field": "builder", "size": 6}}})
-    ids = [str(b["key"]) for b in agg["b"]["buckets"]]
+    prefix = tag("builder", "")
+    found = index.searcher().terms_with_prefix(TAGS, prefix + f.value, limit=6)
+    ids = sorted(str(term).removeprefix(prefix) for term, _ in found)
     if f.value in ids or not ids:
         return f.value
     if len(ids) > 1:

@@ -1,71 +1,131 @@
-"""The search index's schema: one document per stored message.
+"""The search index's schema: one document per stored message, and how text is analysed.
 
-Text is analysed twice so code is found by its parts and whole: ``text``/``tools`` keep
-identifiers, paths and flags whole (``index_writer.py``, ``include-trivial``), and
-``text_parts``/``tools_parts`` split them into words (``index``, ``writer``, ``py``). Tool
-calls and tool output live in ``tools*``, which default searches leave out.
+Identifiers are found by their parts and whole with one analysis: words are split at every
+character that is not a letter or digit (``index_writer.py`` -> ``index writer py``) and,
+before that, at camelCase humps (``getUserName`` -> ``get User Name``), both in documents
+and in queries; a whole identifier is then the phrase of its parts. Tantivy's own simple
+tokenizer does the splitting, a few times faster than a regex tokenizer, and the humps are
+found with byte-level scans before any regex runs. Tool calls and tool output live in
+``tools``, which default searches leave out. The index stores no text: the store has it.
 """
 
 from __future__ import annotations
 
+import math
+
+import orjson
 import tantivy
 
-# Bumped whenever the schema or the analysers change: an index of another version is
+# Bumped whenever the schema or the analysis changes: an index of another version is
 # rebuilt from the store.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-WHOLE = "code_whole"
-PARTS = "code_parts"
+ANALYZER = "lazy_words"
+MAX_TOKEN = 40  # longer tokens (hashes, base64) are left out, as tantivy's default does
 
-# identifiers, dotted/slashed paths and dashed flags kept whole (leading dashes dropped); any
-# script's letters and digits
-_WHOLE_RE = r"[\p{L}\p{N}_]+(?:[-./:][\p{L}\p{N}_]+)*"
-# words inside identifiers: camelCase humps, runs of capitals, digits, and runs of letters
-# that have no case (CJK, ...). (No lookahead in Rust's regex: "HTTPServer" splits as
-# "HTTPS" + "erver"; the whole token still matches.)
-_PARTS_RE = r"\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+|[\p{L}&&[^\p{Lu}\p{Ll}]]+"
-
-# keyword fields: one raw term each (filters)
+# what filters match, as raw terms "name=value" of one field ``tags``: one field rather than
+# seven saves the per-document norms tantivy keeps for every indexed text field
 # project: the path; project_name: its last part, what people type (project:lazy)
-KEYWORDS = ("builder", "session", "tool", "project", "project_name", "role", "kind", "model")
-TEXT_FIELDS = ("text", "text_parts")  # the conversation: user, assistant, reasoning
-TOOL_FIELDS = ("tools", "tools_parts")  # tool calls and tool output
+TAGS = "tags"
+KEYWORDS = ("builder", "tool", "project", "project_name", "role", "kind", "model")
+TEXT_FIELDS = ("text", "tools")  # the conversation (user, assistant, reasoning); the machinery
+KINDS = ("conversation", "task", "memory")
+# roles whose text is machinery: it goes to ``tools`` whatever its blocks are
+MACHINE_ROLES = ("tool_call", "tool_result")
+
+# ASCII letters as classes, everything else as a space: a hump is then a plain substring
+_CLASSES = bytes.maketrans(
+    b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    b"a" * 36 + b"A" * 26,
+)
+_CLASSES = bytes(c if c in b"aA" else ord(" ") for c in _CLASSES)
 
 
-def analyzers() -> dict[str, tantivy.TextAnalyzer]:
+def split_humps(text: str) -> str:
+    """``text`` with a space at every camelCase hump (``getUserName`` -> ``get User Name``,
+    ``HTTPServer`` -> ``HTTP Server``). The humps are found as substrings of the text's
+    letter classes, byte for byte: a regex would take a step at every character."""
+    if not text:
+        return text
+    raw = text.encode("utf-8", "surrogatepass")
+    classes = raw.translate(_CLASSES)
+    cuts = []
+    for hump, offset in ((b"aA", 1), (b"AAa", 1)):
+        i = classes.find(hump)
+        while i != -1:
+            cuts.append(i + offset)
+            i = classes.find(hump, i + 1)
+    if not cuts:
+        return text
+    cuts.sort()
+    pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    return b" ".join(pieces).decode("utf-8", "surrogatepass")
+
+
+def analyzer() -> tantivy.TextAnalyzer:
     T = tantivy
-    whole = (
-        T.TextAnalyzerBuilder(T.Tokenizer.regex(_WHOLE_RE))
+    return (
+        T.TextAnalyzerBuilder(T.Tokenizer.simple())
+        .filter(T.Filter.remove_long(MAX_TOKEN))
         .filter(T.Filter.lowercase())
-        .filter(T.Filter.remove_long(80))
         .build()
     )
-    parts = (
-        T.TextAnalyzerBuilder(T.Tokenizer.regex(_PARTS_RE))
-        .filter(T.Filter.lowercase())
-        .filter(T.Filter.remove_long(80))
-        .build()
-    )
-    return {WHOLE: whole, PARTS: parts}
 
 
 def build_schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
-    b.add_integer_field("doc_id", stored=True, indexed=True, fast=True)  # messages.id
-    b.add_integer_field("number", stored=True)
-    for name in KEYWORDS:
-        b.add_text_field(name, stored=True, tokenizer_name="raw", fast=name == "builder")
-    b.add_date_field("ts", stored=True, indexed=True, fast=True)
-    # text is not stored: the store has it, and snippets are cut from there
-    b.add_text_field("text", stored=False, tokenizer_name=WHOLE, index_option="position")
-    b.add_text_field("text_parts", stored=False, tokenizer_name=PARTS, index_option="position")
-    b.add_text_field("tools", stored=False, tokenizer_name=WHOLE, index_option="position")
-    # tool output is most of the bytes: its parts keep no positions (they would double the
-    # index), so an identifier is found there by its parts in any order
-    b.add_text_field("tools_parts", stored=False, tokenizer_name=PARTS, index_option="freq")
+    # messages.id, a column only: read per hit, and ranges of it deleted (indexed, a term
+    # per message would add about 6% to the index)
+    b.add_integer_field("doc_id", fast=True)
+    # seconds since the epoch, floored: after:/before: bounds stay exact. A column only:
+    # a range checks the documents the words found, where an indexed field would walk a
+    # term per distinct second
+    b.add_integer_field("ts", fast=True)
+    b.add_text_field(TAGS, tokenizer_name="raw", index_option="basic")
+    for name in TEXT_FIELDS:
+        b.add_text_field(name, tokenizer_name=ANALYZER, index_option="position")
     return b.build()
 
 
 def register(index: tantivy.Index) -> None:
-    for name, analyzer in analyzers().items():
-        index.register_tokenizer(name, analyzer)
+    index.register_tokenizer(ANALYZER, analyzer())
+
+
+def tag(name: str, value: str) -> str:
+    """The term a filter ``name:value`` matches."""
+    return f"{name}={value}"
+
+
+def document(
+    *,
+    doc_id: int,
+    ts: float | None,
+    builder: str,
+    tool: str,
+    role: str,
+    kind: str = "conversation",
+    project: str | None = None,
+    model: str | None = None,
+    text: str = "",
+    tools: str = "",
+) -> str:
+    """One message as the JSON document ``IndexWriter.add_json`` takes (one call per
+    document: a tenth of the cost of adding its fields one by one)."""
+    if role in MACHINE_ROLES and text:
+        tools = f"{text}\n\n{tools}" if tools else text
+        text = ""
+    # tag(name, value), spelt out: this runs once per message of a rebuild
+    tags = [f"builder={builder}", f"tool={tool}", f"role={role}", f"kind={kind}"]
+    if project:
+        tags += [f"project={project}", f"project_name={project.rstrip('/').rsplit('/', 1)[-1]}"]
+    if model:
+        tags.append(f"model={model}")
+    doc: dict[str, object] = {
+        "doc_id": doc_id,
+        TAGS: tags,
+        "text": split_humps(text),
+        "tools": split_humps(tools),
+    }
+    if ts is not None:
+        doc["ts"] = math.floor(ts)
+    return orjson.dumps(doc).decode()

@@ -1,4 +1,9 @@
-"""Running a query: BM25, then recency; hits grouped by Builder with a highlighted snippet."""
+"""Running a query: BM25, then recency; hits grouped by Builder with a highlighted snippet.
+
+The index answers which messages match and how well; everything shown comes from the
+store, a few rows per search by primary key, so a Builder regrouped since its messages were
+indexed is shown as it is now.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,14 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-import tantivy
-
-from lazy.index.indexer import SearchIndex, split_text
+from lazy.index.documents import split_text
+from lazy.index.indexer import SearchIndex
 from lazy.index.query import compile as compile_query
 from lazy.index.query import parse
+from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
 from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.store.queries import short_id
 
-SNIPPET_CHARS = 180
 POOL = 100  # top documents ranked before grouping: enough, mostly, for ``limit`` Builders
 
 
@@ -33,90 +37,99 @@ def search(
     ix.index.reload()
     searcher = ix.index.searcher()
     found = searcher.search(compiled, max(POOL, limit * per_builder * 2), count=True)
-    ranked: list[tuple[float, str, dict[str, Any]]] = []
-    for score, address in found.hits:
-        doc = searcher.doc(address).to_dict()
-        ts = doc.get("ts", [None])[0]
-        ranked.append((round(float(score), 4), ts.isoformat() if ts else "", doc))
-    # BM25 first; among equal scores, the newer message (two stable sorts)
-    ranked.sort(key=lambda r: r[1], reverse=True)
-    ranked.sort(key=lambda r: r[0], reverse=True)
-    snippets = {
-        name: tantivy.SnippetGenerator.create(searcher, compiled, ix.index.schema, name)
-        for name in ("text", "tools")
-    }
-    for gen in snippets.values():
-        gen.set_max_num_chars(SNIPPET_CHARS)
-    groups: dict[str, SearchGroup] = {}
-    for score, ts, doc in ranked:
-        bid = doc["builder"][0]
-        group = groups.get(bid)
-        if group is None:
-            if len(groups) >= limit:
-                continue
-            group = groups[bid] = _group(conn, bid, score)
-        if len(group.hits) < per_builder:
-            group.hits.append(_hit(conn, doc, score, ts, snippets))
     total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
-    return SearchResults(query=query, total_hits=total, groups=list(groups.values()))
+    if not found.hits:
+        return SearchResults(query=query, total_hits=total, groups=[])
+    ids = searcher.fast_field_values("doc_id", [address for _, address in found.hits])
+    score_of = {
+        int(i): round(float(s), 4)
+        for (s, _), i in zip(found.hits, ids, strict=True)
+        if isinstance(i, int)  # every document has its id
+    }
+    rows = _rows(conn, "SELECT id, builder_id, ts FROM messages WHERE id IN ({})", list(score_of))
+    # BM25 first; among equal scores, the newer message (two stable sorts)
+    rows.sort(key=lambda r: r[2] or "", reverse=True)
+    rows.sort(key=lambda r: score_of[r[0]], reverse=True)
+    chosen: dict[str, list[int]] = {}
+    for row in rows:
+        bid = row[1]
+        if bid is None:  # not placed in a Builder yet
+            continue
+        hits = chosen.get(bid)
+        if hits is None:
+            if len(chosen) >= limit:
+                continue
+            hits = chosen[bid] = []
+        if len(hits) < per_builder:
+            hits.append(row[0])
+    marks = pattern(parsed.terms())
+    shown = {
+        r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT m.id, m.session_id, m.number, m.role, m.ts, s.kind, m.text, m.blocks, m.meta"
+            " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({})",
+            [mid for hits in chosen.values() for mid in hits],
+        )
+    }
+    builders = {
+        r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT id, started_at, project, tool, summary FROM builders WHERE id IN ({})",
+            list(chosen),
+        )
+    }
+    groups = []
+    for bid, hits in chosen.items():
+        _, started, project, tool, summary = builders.get(bid) or (bid, None, None, "?", "")
+        groups.append(
+            SearchGroup(
+                builder_id=bid,
+                short_id=short_id(bid),
+                started_at=started,
+                project=project,
+                tool=tool,
+                summary=summary or "",
+                score=score_of[hits[0]],
+                hits=[
+                    _hit(shown[mid], score_of[mid], marks, parsed.fields)
+                    for mid in hits
+                    if mid in shown
+                ],
+            )
+        )
+    return SearchResults(query=query, total_hits=total, groups=groups)
 
 
-def _group(conn: sqlite3.Connection, bid: str, score: float) -> SearchGroup:
-    r = conn.execute(
-        "SELECT started_at, project, tool, summary FROM builders WHERE id=?", (bid,)
-    ).fetchone()
-    started, project, tool, summary = r if r else (None, None, "?", "")
-    return SearchGroup(
-        builder_id=bid,
-        short_id=short_id(bid),
-        started_at=started,
-        project=project,
-        tool=tool,
-        summary=summary or "",
-        score=score,
-        hits=[],
-    )
+def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
+    if not ids:
+        return []
+    return conn.execute(sql.format(",".join("?" * len(ids))), ids).fetchall()
 
 
-def _hit(
-    conn: sqlite3.Connection,
-    doc: dict[str, Any],
-    score: float,
-    ts: str,
-    snippets: dict[str, Any],
-) -> SearchHit:
-    source, texts = _as_doc(conn, int(doc["doc_id"][0]))
-    field = "text"
-    snippet = snippets["text"].snippet_from_doc(source)
-    if not snippet.fragment():
-        field = "tools"
-        snippet = snippets["tools"].snippet_from_doc(source)
-    text = snippet.fragment()
-    ranges = [(r.start, r.end) for r in snippet.highlighted()]
-    if not text:  # matched by a filter alone, or in the parts of a word: show its start
-        field = "text" if texts["text"] else "tools"
-        text = texts[field][:SNIPPET_CHARS]
-        ranges = []
-    sid = doc["session"][0]
-    kind = conn.execute("SELECT kind FROM sessions WHERE id=?", (sid,)).fetchone()
+def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -> SearchHit:
+    _, sid, number, role, ts, kind, text, packed, meta = row
+    conversation, machinery = split_text(text, packed, bool(meta))
+    texts = {"text": conversation, "tools": machinery}
+    passage, field = "", fields[0]
+    ranges: list[tuple[int, int]] = []
+    for name in fields:  # the first field searched that shows a match
+        passage, ranges = snippet(texts[name], marks)
+        if passage:
+            field = name
+            break
+    if not passage:  # matched by filters alone: show the message's start
+        field = "text" if conversation else "tools"
+        passage = texts[field][:SNIPPET_CHARS]
     return SearchHit(
-        number=int(doc.get("number", [0])[0]),
-        role=doc["role"][0],
+        number=number or 0,
+        role=role,
         session_id=sid,
-        timestamp=ts or None,
+        timestamp=ts,
         score=score,
-        snippet=text,
+        snippet=passage,
         highlights=ranges,
-        sidechain=bool(kind and kind[0] == "sidechain"),
+        sidechain=kind == "sidechain",
         field="conversation" if field == "text" else "tools",
     )
-
-
-def _as_doc(conn: sqlite3.Connection, doc_id: int) -> tuple[tantivy.Document, dict[str, str]]:
-    """The message's text as the index saw it (the index does not store it), for snippets."""
-    r = conn.execute("SELECT text, blocks, meta FROM messages WHERE id=?", (doc_id,)).fetchone()
-    conversation, machinery = split_text(r[0], r[1], bool(r[2])) if r else ("", "")
-    doc = tantivy.Document()
-    doc.add_text("text", conversation)
-    doc.add_text("tools", machinery)
-    return doc, {"text": conversation, "tools": machinery}

@@ -1,0 +1,98 @@
+"""What a stored message becomes in the index.
+
+A message's text is split in two: the conversation (what the user and the agent said, and
+the reasoning) and the machinery (tool calls, tool output, harness text); ``schema.document``
+turns both and the filters' values into the JSON tantivy takes.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from lazy.blocks import render_block
+from lazy.index.schema import document
+from lazy.store import parse_iso
+from lazy.store.archive import unpack_blocks
+
+# the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
+# measurable part of a rebuild (a time without a zone is UTC to both)
+_DOC_SQL = (
+    "SELECT m.id, m.builder_id, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER), m.model,"
+    " m.text, m.blocks, m.meta, s.tool, s.project"
+    " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {}"
+)
+
+
+def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
+    """(the conversation: words and reasoning; the machinery: tool calls, tool output and
+    harness text) of a stored message, as the index holds them."""
+    if packed is None:  # one text block: the text column
+        return ("", text) if meta else (text, "")
+    said: list[str] = []
+    tools: list[str] = []
+    for b in unpack_blocks(packed, text):
+        rendered = _call_words(b) if b["type"] == "tool_use" else render_block(b)
+        if rendered:
+            (said if not meta and b["type"] in ("text", "thinking") else tools).append(rendered)
+    return "\n\n".join(said), "\n\n".join(tools)
+
+
+def _call_words(block: dict[str, Any]) -> str:
+    """A tool call as its name and the values of its arguments, one per line, unescaped:
+    its JSON would index every key of every call and join an escaped newline to the next
+    word (``\\nexport``)."""
+    return "\n".join([str(block.get("name") or ""), *_leaves(block.get("input"))])
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    elif value is not None:
+        yield str(value)
+
+
+def _document(
+    mid: int,
+    bid: str | None,
+    role: str,
+    ts: str | None,
+    seconds: int | None,
+    model: str | None,
+    text: str,
+    packed: bytes | None,
+    meta: int,
+    tool: str,
+    project: str | None,
+) -> str | None:
+    if bid is None:
+        return None  # not placed in a Builder yet: the regroup that places it requeues it
+    conversation, machinery = split_text(text, packed, bool(meta))
+    if seconds is None and ts:  # a form SQLite does not read
+        when = parse_iso(ts)
+        seconds = math.floor(when.timestamp()) if when is not None else None
+    return document(
+        doc_id=mid,
+        ts=seconds,
+        builder=bid,
+        tool=tool,
+        role=role,
+        project=project,
+        model=model,
+        text=conversation,
+        tools=machinery,
+    )
+
+
+def prepare(conn: sqlite3.Connection, lo: int, hi: int) -> list[str]:
+    """The documents of the messages with ids ``lo``..``hi``, those placed in a Builder."""
+    sql = _DOC_SQL.format("m.id BETWEEN ? AND ?") + " ORDER BY m.id"
+    return [doc for row in conn.execute(sql, (lo, hi)) if (doc := _document(*row)) is not None]

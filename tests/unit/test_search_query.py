@@ -69,6 +69,8 @@ DOCS: dict[int, dict[str, Any]] = {
          "text": "fixing the parser"},
 }  # fmt: skip
 
+ROWS = [B1["builder"], B2["builder"], B3["builder"], B4["builder"]]
+
 # what a text scope holds: conversation messages but tool calls and results
 CONVERSATIONS = {n for n, d in DOCS.items() if d["kind"] == "conversation"} - {6, 7}
 
@@ -81,7 +83,10 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> tantivy.Index:
     writer = idx.writer(15_000_000, 1)
     for number, d in DOCS.items():
         fields = {k: v for k, v in d.items() if k not in ("ts", "project_name")}
-        writer.add_json(document(doc_id=number, ts=_utc(d["ts"]).timestamp(), **fields))
+        row = ROWS.index(d["builder"]) + 1  # the Builder's row number in a store
+        writer.add_json(
+            document(doc_id=number, ts=_utc(d["ts"]).timestamp(), builder_row=row, **fields)
+        )
     writer.commit()
     writer.wait_merging_threads()
     idx.reload()

@@ -20,9 +20,10 @@ from lazy.store.archive import unpack_blocks
 # the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
 # measurable part of a rebuild (a time without a zone is UTC to both)
 _DOC_SQL = (
-    "SELECT m.id, m.builder_id, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER), m.model,"
-    " m.text, m.blocks, m.meta, s.tool, s.project"
-    " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE {}"
+    "SELECT m.id, m.builder_id, b.rowid, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER),"
+    " m.model, m.text, m.blocks, m.meta, s.tool, s.project"
+    " FROM messages m JOIN sessions s ON s.id = m.session_id"
+    " LEFT JOIN builders b ON b.id = m.builder_id WHERE {}"
 )
 
 
@@ -63,6 +64,7 @@ def _leaves(value: Any) -> Iterator[str]:
 def _document(
     mid: int,
     bid: str | None,
+    builder_row: int | None,
     role: str,
     ts: str | None,
     seconds: int | None,
@@ -83,6 +85,9 @@ def _document(
         doc_id=mid,
         ts=seconds,
         builder=bid,
+        # a Builder without its row (never seen: both are written in one transaction) gets
+        # a number of its own, so the message is grouped alone rather than lost
+        builder_row=builder_row if builder_row is not None else -mid,
         tool=tool,
         role=role,
         project=project,

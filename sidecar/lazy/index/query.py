@@ -498,7 +498,10 @@ def compile(parsed: Parsed, schema_index: tantivy.Index) -> tantivy.Query:
     def restrict(q: tantivy.Query, negated: bool = False) -> None:
         clauses.append((Occur.MustNot if negated else Occur.Must, Q.const_score_query(q, 0.0)))
 
-    others = [k for k in KINDS if k not in parsed.kinds]
+    # a kind no document has needs no clause (a clause costs even when it matches nothing)
+    searcher = schema_index.searcher()
+    present = [k for k in KINDS if searcher.doc_freq(TAGS, tag("kind", k))]
+    others = [k for k in present if k not in parsed.kinds]
     if parsed.kinds and others:
         # conversations are nearly every document, tasks and memories few: leaving the few
         # out costs a lookup per hit, requiring the many would walk all of them

@@ -77,6 +77,9 @@ def build_schema() -> tantivy.Schema:
     # messages.id, a column only: read per hit, and ranges of it deleted (indexed, a term
     # per message would add about 6% to the index)
     b.add_integer_field("doc_id", fast=True)
+    # the Builder's row number in the store, a column: hits are grouped without a lookup (a
+    # small number packs in a few bits; a hash of the id would take eight bytes a message)
+    b.add_integer_field("builder", fast=True)
     # seconds since the epoch, floored: after:/before: bounds stay exact. A column only:
     # a range checks the documents the words found, where an indexed field would walk a
     # term per distinct second
@@ -101,6 +104,7 @@ def document(
     doc_id: int,
     ts: float | None,
     builder: str,
+    builder_row: int,
     tool: str,
     role: str,
     kind: str = "conversation",
@@ -122,6 +126,7 @@ def document(
         tags.append(f"model={model}")
     doc: dict[str, object] = {
         "doc_id": doc_id,
+        "builder": builder_row,
         TAGS: tags,
         "text": split_humps(text),
         "tools": split_humps(tools),

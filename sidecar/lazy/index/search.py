@@ -11,6 +11,8 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
+import tantivy
+
 from lazy.index.documents import split_text
 from lazy.index.indexer import SearchIndex
 from lazy.index.query import compile as compile_query
@@ -19,7 +21,8 @@ from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
 from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.store.queries import short_id
 
-POOL = 100  # top documents ranked before grouping: enough, mostly, for ``limit`` Builders
+POOL = 60  # top documents ranked first: Builders' best messages are mostly among them
+DEEPER = 16  # when they fill too few Builders: this many times more, once
 
 
 def search(
@@ -33,56 +36,48 @@ def search(
 ) -> SearchResults:
     """Builders with matching messages, best first; raises ``QueryError`` on a bad query."""
     parsed = parse(query, now)
+    searcher = ix.searcher()  # reloaded first: compiling asks the index what it holds
     compiled = compile_query(parsed, ix.index)
-    ix.index.reload()
-    searcher = ix.index.searcher()
-    found = searcher.search(compiled, max(POOL, limit * per_builder * 2), count=True)
+    pool = max(POOL, limit * per_builder * 2)
+    found = searcher.search(compiled, pool, count=True)
     total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
-    if not found.hits:
-        return SearchResults(query=query, total_hits=total, groups=[])
-    ids = searcher.fast_field_values("doc_id", [address for _, address in found.hits])
-    score_of = {
-        int(i): round(float(s), 4)
-        for (s, _), i in zip(found.hits, ids, strict=True)
-        if isinstance(i, int)  # every document has its id
-    }
-    rows = _rows(conn, "SELECT id, builder_id, ts FROM messages WHERE id IN ({})", list(score_of))
-    # BM25 first; among equal scores, the newer message (two stable sorts)
-    rows.sort(key=lambda r: r[2] or "", reverse=True)
-    rows.sort(key=lambda r: score_of[r[0]], reverse=True)
-    chosen: dict[str, list[int]] = {}
-    for row in rows:
-        bid = row[1]
-        if bid is None:  # not placed in a Builder yet
-            continue
-        hits = chosen.get(bid)
-        if hits is None:
-            if len(chosen) >= limit:
-                continue
-            hits = chosen[bid] = []
-        if len(hits) < per_builder:
-            hits.append(row[0])
-    marks = pattern(parsed.terms())
+    chosen = _choose(searcher, found.hits, limit, per_builder)
+    if len(chosen) < limit < total and len(found.hits) == pool:
+        # a few Builders hold all the best messages: look deeper for the next ones
+        deeper = searcher.search(compiled, min(total, pool * DEEPER), count=False)
+        chosen = _choose(searcher, deeper.hits, limit, per_builder)
+    ids = [mid for hits in chosen for mid, _ in hits]
     shown = {
         r[0]: r
         for r in _rows(
             conn,
-            "SELECT m.id, m.session_id, m.number, m.role, m.ts, s.kind, m.text, m.blocks, m.meta"
-            " FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({})",
-            [mid for hits in chosen.values() for mid in hits],
+            "SELECT m.id, m.builder_id, m.session_id, m.number, m.role, m.ts, s.kind, m.text,"
+            " m.blocks, m.meta FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE m.id IN ({})",
+            ids,
         )
     }
     builders = {
-        r[0]: r
+        r[0]: r[1:]
         for r in _rows(
             conn,
             "SELECT id, started_at, project, tool, summary FROM builders WHERE id IN ({})",
-            list(chosen),
+            list({r[1] for r in shown.values() if r[1] is not None}),
         )
     }
+    marks = pattern(parsed.terms())
+    hits_of: dict[str, list[SearchHit]] = {}
+    best: dict[str, float] = {}
+    for hits in chosen:
+        for mid, score in hits:
+            row = shown.get(mid)
+            if row is None or row[1] is None:  # gone, or not in a Builder, since indexed
+                continue
+            best.setdefault(row[1], score)
+            hits_of.setdefault(row[1], []).append(_hit(row, score, marks, parsed.fields))
     groups = []
-    for bid, hits in chosen.items():
-        _, started, project, tool, summary = builders.get(bid) or (bid, None, None, "?", "")
+    for bid, hits_shown in hits_of.items():
+        started, project, tool, summary = builders.get(bid) or (None, None, "?", "")
         groups.append(
             SearchGroup(
                 builder_id=bid,
@@ -91,15 +86,42 @@ def search(
                 project=project,
                 tool=tool,
                 summary=summary or "",
-                score=score_of[hits[0]],
-                hits=[
-                    _hit(shown[mid], score_of[mid], marks, parsed.fields)
-                    for mid in hits
-                    if mid in shown
-                ],
+                score=best[bid],
+                hits=hits_shown,
             )
         )
     return SearchResults(query=query, total_hits=total, groups=groups)
+
+
+def _choose(
+    searcher: tantivy.Searcher, hits: list[tuple[float, Any]], limit: int, per_builder: int
+) -> list[list[tuple[int, float]]]:
+    """The best ``per_builder`` (message id, score) of each of the best ``limit`` Builders:
+    BM25 first, then the newer message; Builders by their best message."""
+    addresses = [address for _, address in hits]
+    ids = searcher.fast_field_values("doc_id", addresses)
+    keys = searcher.fast_field_values("builder", addresses)
+    scores = [score for score, _ in hits]
+    if len(set(scores)) < len(scores):  # ties, broken by recency
+        times = searcher.fast_field_values("ts", addresses)
+    else:
+        times = [0] * len(hits)
+    ranked = sorted(
+        zip(hits, ids, keys, times, strict=True),
+        key=lambda h: (-h[0][0], -(h[3] or 0)),
+    )
+    chosen: dict[int, list[tuple[int, float]]] = {}
+    for (score, _), mid, key, _ts in ranked:
+        if not isinstance(mid, int) or not isinstance(key, int):
+            continue  # every document has both
+        picked = chosen.get(key)
+        if picked is None:
+            if len(chosen) == limit:
+                continue
+            picked = chosen[key] = []
+        if len(picked) < per_builder:
+            picked.append((mid, round(float(score), 4)))
+    return list(chosen.values())
 
 
 def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
@@ -109,7 +131,7 @@ def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
 
 
 def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -> SearchHit:
-    _, sid, number, role, ts, kind, text, packed, meta = row
+    _, _, sid, number, role, ts, kind, text, packed, meta = row
     conversation, machinery = split_text(text, packed, bool(meta))
     texts = {"text": conversation, "tools": machinery}
     passage, field = "", fields[0]

@@ -161,14 +161,16 @@ def queued_ids(home: Path) -> set[int]:
 # ---- known answers: a scan of the store ----------------------------------------------------------
 
 # What the index promises (schema.py's docstring), restated here so the scan does not run
-# lazy's own analysers: identifiers and paths whole, and split into words; lowercase; a token
-# of 80 bytes or more is dropped but keeps its position.
-_WHOLE = re.compile(r"[A-Za-z0-9_]+(?:[-./:][A-Za-z0-9_]+)*")
-_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# lazy's own analysis: split at camelCase humps and at every character that is not a letter
+# or digit; lowercase; a token of 40 bytes or more is dropped but keeps its position. An
+# identifier or phrase is then its tokens in a row.
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[^\W_]+")
 
 
-def _analyse(pattern: re.Pattern[str], text: str) -> list[str | None]:
-    return [t.lower() if len(t.encode()) < 80 else None for t in pattern.findall(text)]
+def _analyse(text: str) -> list[str | None]:
+    words = _WORD.findall(_HUMP.sub(" ", text))
+    return [t.lower() if len(t.encode()) < 40 else None for t in words]
 
 
 def _contains(tokens: list[str | None], seq: list[str | None]) -> bool:
@@ -186,14 +188,11 @@ class _Msg:
     role: str
     ts: datetime | None
     text: str
-    whole: list[str | None]
-    parts: list[str | None]
+    tokens: list[str | None]
 
     def has(self, term: str) -> bool:
-        """A word or phrase: its whole tokens in a row, or its parts in a row."""
-        return _contains(self.whole, _analyse(_WHOLE, term)) or _contains(
-            self.parts, _analyse(_PARTS, term)
-        )
+        """A word or phrase: its tokens in a row."""
+        return _contains(self.tokens, _analyse(term))
 
 
 def _when(value: str | None) -> datetime | None:
@@ -231,11 +230,7 @@ class Oracle:
                 said = "\n\n".join(
                     str(b.get("text", "")) for b in blocks if b["type"] in ("text", "thinking")
                 )
-            out.append(
-                _Msg(
-                    mid, tool, role, _when(ts), said, _analyse(_WHOLE, said), _analyse(_PARTS, said)
-                )
-            )
+            out.append(_Msg(mid, tool, role, _when(ts), said, _analyse(said)))
         return cls(out)
 
     def count(self, query: str) -> int:

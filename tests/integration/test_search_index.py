@@ -15,9 +15,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from claude_session import Session
 from lazy.capture.pipeline import capture_file
 from lazy.index.indexer import STAMP, SearchIndex
 from lazy.index.schema import SCHEMA_VERSION
+from lazy.index.search import search
 from lazy.store import Store
 from search_support import (
     REBUILDING,
@@ -359,3 +361,36 @@ def test_a_held_writer_lock_leaves_others_searching_and_the_queue_drains(
     assert result["indexed"] == len(tokens)
     assert queued_ids(lazy_home) == set()
     _assert_exactly_once(lazy_home, tokens)
+
+
+# ---- grouping: a Builder holding all the best messages --------------------------------------
+
+
+def test_a_builder_with_every_best_message_still_leaves_room_for_others(
+    projects: Path, lazy_home: Path
+) -> None:
+    """Sixty messages of one Builder outrank everything else; the first page still shows
+    ``limit`` Builders, found by looking deeper, each with its best messages."""
+    heavy = Session(projects, "/w/heavy")
+    for i in range(40):
+        heavy.turn(f"retention retention {i}", f"retention retention again {i}")
+    light = []
+    for i in range(12):
+        s = Session(projects, f"/w/light{i}")
+        s.turn(f"a long prompt about many things, and once about retention ({i})", "ok")
+        light.append(s)
+    with Store.open(lazy_home) as store:
+        for s in [heavy, *light]:
+            capture_file(store, s.path)
+        ix = SearchIndex.open(lazy_home)
+        ix.catch_up(store)
+        found = search(ix, store.conn, "retention", limit=10, per_builder=3)
+        heavy_builder = store.conn.execute(
+            "SELECT builder_id FROM sessions WHERE id=?", (heavy.id,)
+        ).fetchone()[0]
+    assert found.total_hits == 80 + 12
+    assert len(found.groups) == 10
+    assert found.groups[0].builder_id == heavy_builder
+    assert len(found.groups[0].hits) == 3
+    assert [len(g.hits) for g in found.groups[1:]] == [1] * 9
+    assert all("retention" in h.snippet for g in found.groups for h in g.hits)

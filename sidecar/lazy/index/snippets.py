@@ -35,10 +35,16 @@ class Marks:
         found = []
         for m in self.regex.finditer(text):
             s, e = m.span()
-            if _splits(text, s) and (self.prefix[(m.lastindex or 1) - 1] or _splits(text, e)):
-                found.append((s, e, m.group().lower()))
-                if len(found) >= _MARKS:
-                    break
+            if not _splits(text, s):
+                continue
+            if self.prefix[(m.lastindex or 1) - 1]:
+                while not _splits(text, e):  # the whole word the prefix starts
+                    e += 1
+            elif not _splits(text, e):
+                continue
+            found.append((s, e, m.group().lower()))
+            if len(found) >= _MARKS:
+                break
         return found
 
 

@@ -20,7 +20,7 @@ from lazy.store.archive import unpack_blocks
 # the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
 # measurable part of a rebuild (a time without a zone is UTC to both)
 _DOC_SQL = (
-    "SELECT m.id, m.builder_id, b.rowid, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER),"
+    "SELECT m.id, m.builder_id, b.rowid, m.session_id, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER),"
     " m.model, m.text, m.blocks, m.meta, s.tool, s.project"
     " FROM messages m JOIN sessions s ON s.id = m.session_id"
     " LEFT JOIN builders b ON b.id = m.builder_id WHERE {}"
@@ -65,6 +65,7 @@ def _document(
     mid: int,
     bid: str | None,
     builder_row: int | None,
+    session: str,
     role: str,
     ts: str | None,
     seconds: int | None,
@@ -88,6 +89,7 @@ def _document(
         # a Builder without its row (never seen: both are written in one transaction) gets
         # a number of its own, so the message is grouped alone rather than lost
         builder_row=builder_row if builder_row is not None else -mid,
+        session=session,
         tool=tool,
         role=role,
         project=project,

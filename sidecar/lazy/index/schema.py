@@ -4,8 +4,8 @@ Identifiers are found by their parts and whole with one analysis: words are spli
 character that is not a letter or digit (``index_writer.py`` -> ``index writer py``) and,
 before that, at camelCase humps (``getUserName`` -> ``get User Name``), both in documents
 and in queries; a whole identifier is then the phrase of its parts. Tantivy's own simple
-tokenizer does the splitting, a few times faster than a regex tokenizer, and the humps are
-found with byte-level scans before any regex runs. Tool calls and tool output live in
+tokenizer does the splitting, four times faster than tantivy's regex tokenizer, and the humps
+are found by byte scans (``split_humps``). Tool calls and tool output live in
 ``tools``, which default searches leave out. The index stores no text: the store has it.
 """
 
@@ -24,21 +24,21 @@ ANALYZER = "lazy_words"
 MAX_TOKEN = 40  # longer tokens (hashes, base64) are left out, as tantivy's default does
 
 # what filters match, as raw terms "name=value" of one field ``tags``: one field rather than
-# seven saves the per-document norms tantivy keeps for every indexed text field
+# one per name saves the per-document norms tantivy keeps for every indexed text field.
 # project: the path; project_name: its last part, what people type (project:lazy)
 TAGS = "tags"
-KEYWORDS = ("builder", "tool", "project", "project_name", "role", "kind", "model")
+KEYWORDS = ("builder", "session", "tool", "project", "project_name", "role", "kind", "model")
 TEXT_FIELDS = ("text", "tools")  # the conversation (user, assistant, reasoning); the machinery
 KINDS = ("conversation", "task", "memory")
 # roles whose text is machinery: it goes to ``tools`` whatever its blocks are
 MACHINE_ROLES = ("tool_call", "tool_result")
 
-# ASCII letters as classes, everything else as a space: a hump is then a plain substring
-_CLASSES = bytes.maketrans(
-    b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-    b"a" * 36 + b"A" * 26,
-)
-_CLASSES = bytes(c if c in b"aA" else ord(" ") for c in _CLASSES)
+# every byte as its class: "a" a lower-case ASCII letter or digit, "A" a capital, " " the
+# rest; a hump is then a plain substring of the classes
+_LOWER = b"abcdefghijklmnopqrstuvwxyz0123456789"
+_UPPER = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CLASSES = bytes(ord("a") if c in _LOWER else ord("A") if c in _UPPER else 32 for c in range(256))
+_HUMPS = (b"aA", b"AAa")  # parseConfig, HTTPServer: the cut is after the first class
 
 
 def split_humps(text: str) -> str:
@@ -50,10 +50,10 @@ def split_humps(text: str) -> str:
     raw = text.encode("utf-8", "surrogatepass")
     classes = raw.translate(_CLASSES)
     cuts = []
-    for hump, offset in ((b"aA", 1), (b"AAa", 1)):
+    for hump in _HUMPS:
         i = classes.find(hump)
         while i != -1:
-            cuts.append(i + offset)
+            cuts.append(i + 1)
             i = classes.find(hump, i + 1)
     if not cuts:
         return text
@@ -106,6 +106,7 @@ def document(
     builder: str,
     builder_row: int,
     tool: str,
+    session: str | None = None,
     role: str,
     kind: str = "conversation",
     project: str | None = None,
@@ -120,6 +121,8 @@ def document(
         text = ""
     # tag(name, value), spelt out: this runs once per message of a rebuild
     tags = [f"builder={builder}", f"tool={tool}", f"role={role}", f"kind={kind}"]
+    if session:
+        tags.append(f"session={session}")
     if project:
         tags += [f"project={project}", f"project_name={project.rstrip('/').rsplit('/', 1)[-1]}"]
     if model:

@@ -10,7 +10,7 @@ with words planted in known prompts so each query has a known answer):
 * index build: ``lazy index rebuild`` in a child (seconds, messages/s, text MB/s, index size /
   corpus size), and an FTS5 table over the same message texts (same figures): the conversation
   and the tool calls and output of every stored message, taken from the store by the same
-  function lazy's indexer uses (``split_text``), in two columns as lazy has two fields;
+  function lazy's indexer uses (``texts_of``), in two columns as lazy has two fields;
 * latency, warm, in-process: lazy's search as ``lazy search`` shows its first page (its default
   --limit of 10 Builders, up to 3 messages each, every one with a highlighted snippet), FTS5
   ``MATCH ... ORDER BY rank LIMIT 20`` with ``snippet()``, ``rg -c`` over the raw ``.jsonl``
@@ -316,9 +316,9 @@ def finish_build(b: Build, run: SizeRun) -> None:
 
 def fts_build(run: SizeRun, store_db: Path, dest: Path) -> Build:
     """An FTS5 table over the same message texts as lazy's index (the conversation and the
-    tool text, from the store, by lazy's own ``split_text``), with the project and date to
+    tool text, from the store, by lazy's own ``texts_of``), with the project and date to
     filter on. Timed from reading the store to the last commit, as lazy's build is."""
-    from lazy.index.documents import split_text
+    from lazy.index.documents import texts_of
 
     dest.unlink(missing_ok=True)
     t0 = time.perf_counter()
@@ -331,15 +331,15 @@ def fts_build(run: SizeRun, store_db: Path, dest: Path) -> Build:
     )
     store = sqlite3.connect(f"file:{store_db}?mode=ro", uri=True)
     rows = store.execute(
-        "SELECT m.id, m.text, m.blocks, m.meta, s.project, m.ts FROM messages m "
+        "SELECT m.id, m.role, m.text, m.blocks, m.meta, s.project, m.ts FROM messages m "
         "JOIN sessions s ON s.id = m.session_id WHERE m.builder_id IS NOT NULL"
     )
     with conn:
         conn.executemany(
             "INSERT INTO fts(rowid, text, tools, project, ts) VALUES (?, ?, ?, ?, ?)",
             (
-                (mid, *split_text(text, blocks, bool(meta)), project, ts)
-                for mid, text, blocks, meta, project, ts in rows
+                (mid, *texts_of(role, text, blocks, bool(meta)), project, ts)
+                for mid, role, text, blocks, meta, project, ts in rows
             ),
         )
     store.close()

@@ -168,7 +168,7 @@ _HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+")
 
 
-def _analyse(text: str) -> list[str | None]:
+def analyse(text: str) -> list[str | None]:
     words = _WORD.findall(_HUMP.sub(" ", text))
     return [t.lower() if len(t.encode()) < 40 else None for t in words]
 
@@ -192,7 +192,7 @@ class _Msg:
 
     def has(self, term: str) -> bool:
         """A word or phrase: its tokens in a row."""
-        return _contains(self.tokens, _analyse(term))
+        return _contains(self.tokens, analyse(term))
 
 
 def _when(value: str | None) -> datetime | None:
@@ -230,7 +230,7 @@ class Oracle:
                 said = "\n\n".join(
                     str(b.get("text", "")) for b in blocks if b["type"] in ("text", "thinking")
                 )
-            out.append(_Msg(mid, tool, role, _when(ts), said, _analyse(said)))
+            out.append(_Msg(mid, tool, role, _when(ts), said, analyse(said)))
         return cls(out)
 
     def count(self, query: str) -> int:

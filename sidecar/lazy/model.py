@@ -251,7 +251,9 @@ class SearchHit(BaseModel):
     snippet: str  # plain text of the best passage
     highlights: list[tuple[int, int]] = Field(default_factory=list)  # char ranges in snippet
     sidechain: bool = False  # said in a subagent of the Builder
-    field: Literal["conversation", "tools"] = "conversation"
+    field: Literal["conversation", "tools", "memory"] = "conversation"
+    kind: Literal["conversation", "task", "memory"] = "conversation"
+    memory_path: str | None = None  # a memory's path, for ``lazy get``
 
 
 class SearchGroup(BaseModel):

@@ -19,8 +19,10 @@ from lazy.store.queries import short_id
 from search_support import (
     IndexView,
     Oracle,
+    analyse,
     lazy_json,
     message_ids,
+    ro,
     run_lazy,
 )
 from support import CORPUS, require
@@ -295,3 +297,66 @@ def test_corpus_index_holds_every_placed_message(corpus_home: tuple[Path, Path, 
     home, user, _ = corpus_home
     status = lazy_json(home, user, "index", "status")
     assert (status["documents"], status["lag"]) == (len(message_ids(home)), 0)
+
+
+# ---- memories (lazy import <tool>) -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def memory_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    codex = CORPUS / "codex"
+    require(codex.is_dir(), f"the shared corpus at {CORPUS}")
+    base = tmp_path_factory.mktemp("search-memories")
+    home, user = base / "lazy", base / "home"
+    run_lazy(home, user, "import", "codex", "--source", str(codex), "--include-temp-cwd",
+             "--include-trivial")  # fmt: skip
+    return home, user
+
+
+def _memories_saying(home: Path, word: str) -> dict[str, str]:
+    """path -> content of the memories whose content has ``word`` (the index's analysis
+    restated by search_support), among those whose session is in a Builder."""
+    with ro(home) as c:
+        rows = c.execute(
+            "SELECT mem.tree || '/' || mem.name, mem.content FROM memories mem"
+            " JOIN sessions s ON s.id = json_extract(mem.meta, '$.source_session_id')"
+            " WHERE s.builder_id IS NOT NULL"
+        ).fetchall()
+    return {path: text for path, text in rows if word in analyse(text)}
+
+
+def test_memories_are_searched_in_their_own_scope(memory_home: tuple[Path, Path]) -> None:
+    home, user = memory_home
+    expected = _memories_saying(home, "directory")
+    assert expected, "the Codex corpus has memories saying 'directory'"
+    got = lazy_json(
+        home, user, "search", "--all-projects", "--limit", "500", "in:memories directory"
+    )
+    hits = [h for g in got["groups"] for h in g["hits"]]
+    assert got["total_hits"] == len(expected)
+    assert {h["kind"] for h in hits} == {"memory"} and {h["field"] for h in hits} == {"memory"}
+    assert {h["memory_path"] for h in hits} <= set(expected)
+    assert all("directory" in h["snippet"].lower() for h in hits)
+    # the default scope is the conversations; in:all is both
+    said = lazy_json(home, user, "search", "--all-projects", "directory")["total_hits"]
+    both = lazy_json(home, user, "search", "--all-projects", "in:all directory")["total_hits"]
+    assert said > 0 and both >= said + len(expected)
+    # a hit's path is what lazy get reads
+    path = hits[0]["memory_path"]
+    assert lazy_json(home, user, "get", path)["content"] == expected[path]
+
+
+def test_a_deleted_memory_leaves_the_index(memory_home: tuple[Path, Path]) -> None:
+    home, user = memory_home
+    before = lazy_json(home, user, "index", "status")["documents"]
+    with Store.open(home) as store, store.write() as c:
+        rowid, path = c.execute(
+            "SELECT rowid, tree || '/' || name FROM memories WHERE content LIKE '%directory%'"
+            " ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        c.execute("DELETE FROM memories WHERE rowid=?", (rowid,))
+    got = lazy_json(
+        home, user, "search", "--all-projects", "--limit", "500", "in:memories directory"
+    )
+    assert path not in {h["memory_path"] for g in got["groups"] for h in g["hits"]}
+    assert lazy_json(home, user, "index", "status")["documents"] == before - 1

@@ -324,7 +324,8 @@ def test_parsed_structure_and_words() -> None:
 def test_filters_only_and_scopes() -> None:
     p = parse("in:all tool:claude after:7d", now=NOW)
     assert p.query is None and p.words() == []
-    assert p.kinds == () and p.fields == ("text", "tools")
+    assert p.kinds == () and p.fields == ("text", "tools", "memory")
+    assert parse("in:memories x").fields == ("memory",)
     assert p.after == datetime(2026, 3, 13, 12, 0, tzinfo=UTC)
     assert parse("in:tools x").fields == ("tools",)
     assert parse("in:memories x").kinds == ("memory",)

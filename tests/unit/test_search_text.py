@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from lazy.index.documents import split_text
+from lazy.index.documents import split_text, texts_of
 from lazy.index.query import parse
 from lazy.index.schema import analyzer, document, split_humps
 from lazy.index.snippets import SNIPPET_CHARS, pattern, snippet
@@ -66,12 +66,15 @@ def test_tool_calls_are_indexed_as_their_values() -> None:
 
 
 def test_a_tool_role_is_machinery_whatever_its_blocks() -> None:
+    blocks = [{"type": "text", "text": "said"}, {"type": "tool_result", "text": "output"}]
+    assert texts_of("tool_result", "said", pack_blocks(blocks), False) == ("", "said\n\noutput")
+    assert texts_of("assistant", "said", pack_blocks(blocks), False) == ("said", "output")
     doc = orjson.loads(
         document(doc_id=1, ts=0, builder="b", builder_row=1, tool="claude", role="tool_result",
-                 text="said", tools="output")
+                 session="s", text="", tools="said")
     )  # fmt: skip
-    assert (doc["text"], doc["tools"]) == ("", "said\n\noutput")
-    assert "role=tool_result" in doc["tags"] and "project_name=x" not in doc["tags"]
+    assert doc["tags"] == ["builder=b", "tool=claude", "role=tool_result", "kind=conversation",
+                           "session=s"]  # fmt: skip
 
 
 def marked(text: str, query: str) -> list[str]:

@@ -70,9 +70,10 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
         head.append(g.summary[:100])
         out.print(head)
         for h in g.hits:
-            line = Text(
-                f"  #{h.number} {h.role}{' (subagent)' if h.sidechain else ''}: ", style="cyan"
-            )
+            where = f"#{h.number} {h.role}{' (subagent)' if h.sidechain else ''}"
+            if h.kind == "memory":
+                where = f"memory {h.memory_path}"
+            line = Text(f"  {where}: ", style="cyan")
             snippet = Text(" ".join(h.snippet.split("\n")))
             for start, end in h.highlights:
                 snippet.stylize("bold yellow", start, end)

@@ -1,8 +1,10 @@
-"""What a stored message becomes in the index.
+"""What a stored message, or memory, becomes in the index.
 
 A message's text is split in two: the conversation (what the user and the agent said, and
 the reasoning) and the machinery (tool calls, tool output, harness text); ``schema.document``
-turns both and the filters' values into the JSON tantivy takes.
+turns both and the filters' values into the JSON tantivy takes. A memory (``lazy import``)
+is its content, with the filters' values of the message and session it was made from. A
+document's id is the message's id, or minus the memory's rowid.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lazy.blocks import render_block
-from lazy.index.schema import document
+from lazy.index.schema import MACHINE_ROLES, document
 from lazy.store import parse_iso
 from lazy.store.archive import unpack_blocks
 
@@ -39,6 +41,15 @@ def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
         if rendered:
             (said if not meta and b["type"] in ("text", "thinking") else tools).append(rendered)
     return "\n\n".join(said), "\n\n".join(tools)
+
+
+def texts_of(role: str, text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
+    """``split_text``, and all of it machinery for a tool call or result, whatever blocks
+    it has: those roles are out of the default scope."""
+    conversation, machinery = split_text(text, packed, meta)
+    if role in MACHINE_ROLES and conversation:
+        return "", f"{conversation}\n\n{machinery}" if machinery else conversation
+    return conversation, machinery
 
 
 def _call_words(block: dict[str, Any]) -> str:
@@ -78,13 +89,10 @@ def _document(
 ) -> str | None:
     if bid is None:
         return None  # not placed in a Builder yet: the regroup that places it requeues it
-    conversation, machinery = split_text(text, packed, bool(meta))
-    if seconds is None and ts:  # a form SQLite does not read
-        when = parse_iso(ts)
-        seconds = math.floor(when.timestamp()) if when is not None else None
+    conversation, machinery = texts_of(role, text, packed, bool(meta))
     return document(
         doc_id=mid,
-        ts=seconds,
+        ts=_seconds(ts, seconds),
         builder=bid,
         # a Builder without its row (never seen: both are written in one transaction) gets
         # a number of its own, so the message is grouped alone rather than lost
@@ -100,6 +108,66 @@ def _document(
 
 
 def prepare(conn: sqlite3.Connection, lo: int, hi: int) -> list[str]:
-    """The documents of the messages with ids ``lo``..``hi``, those placed in a Builder."""
+    """The documents with ids ``lo``..``hi`` (both of one sign): messages placed in a
+    Builder, or memories of sessions that are."""
+    if lo < 0:
+        rows = conn.execute(_MEMORY_SQL, (-hi, -lo))
+        return [doc for row in rows if (doc := _memory_document(*row)) is not None]
     sql = _DOC_SQL.format("m.id BETWEEN ? AND ?") + " ORDER BY m.id"
     return [doc for row in conn.execute(sql, (lo, hi)) if (doc := _document(*row)) is not None]
+
+
+def _meta(field: str) -> str:
+    return f"json_extract(mem.meta, '$.{field}')"
+
+
+# a memory's session is the one its meta names (a Claude subagent's memories name the parent)
+MEMORY_FROM = (
+    "FROM memories mem"
+    f" LEFT JOIN sessions s ON s.id = {_meta('source_session_id')}"
+    " LEFT JOIN builders b ON b.id = s.builder_id"
+)
+_MEMORY_SQL = (
+    f"SELECT mem.rowid, s.builder_id, b.rowid, s.id, {_meta('source_message_role')},"
+    " mem.temporal, CAST(strftime('%s', mem.temporal) AS INTEGER),"
+    f" {_meta('source_model')}, mem.content, s.tool, s.project"
+    f" {MEMORY_FROM} WHERE mem.rowid BETWEEN ? AND ? ORDER BY mem.rowid"
+)
+
+
+def _memory_document(
+    rowid: int,
+    bid: str | None,
+    builder_row: int | None,
+    session: str | None,
+    role: str | None,
+    temporal: str | None,
+    seconds: int | None,
+    model: str | None,
+    content: str,
+    tool: str | None,
+    project: str | None,
+) -> str | None:
+    if bid is None or tool is None:
+        return None  # its session is gone or not in a Builder: nothing to show it under
+    return document(
+        doc_id=-rowid,
+        ts=_seconds(temporal, seconds),
+        builder=bid,
+        builder_row=builder_row if builder_row is not None else -(1 << 40) - rowid,
+        session=session,
+        tool=tool,
+        role=role or "assistant",
+        kind="memory",
+        project=project,
+        model=model,
+        text=content,
+    )
+
+
+def _seconds(ts: str | None, seconds: int | None) -> int | None:
+    """Whole seconds of ``ts``: as SQLite read it, else (a form it does not read) Python."""
+    if seconds is None and ts:
+        when = parse_iso(ts)
+        seconds = math.floor(when.timestamp()) if when is not None else None
+    return seconds

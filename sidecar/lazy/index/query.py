@@ -86,10 +86,12 @@ _SCOPE_KINDS: dict[Scope, tuple[str, ...]] = {
 _SCOPE_FIELDS: dict[Scope, tuple[str, ...]] = {
     "conversations": ("text",),
     "tasks": ("text",),
-    "memories": ("text",),
+    "memories": ("memory",),
     "tools": ("tools",),
-    "all": ("text", "tools"),
+    "all": ("text", "tools", "memory"),
 }
+# the kinds of document a field holds text of
+_FIELD_KINDS = {"text": {"conversation", "task"}, "tools": {"conversation"}, "memory": {"memory"}}
 _AGE_UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
 _AGE_UNITS |= {"m": timedelta(days=30), "y": timedelta(days=365)}
 _AGE_RE = re.compile(r"(\d+)([hdwmy])")
@@ -156,7 +158,7 @@ class Parsed:
     filters: tuple[Filter, ...] = ()
     after: datetime | None = None  # inclusive, aware
     before: datetime | None = None  # exclusive, aware
-    # text fields searched ("text", "tools")
+    # text fields searched ("text", "tools", "memory")
     fields: tuple[str, ...] = ("text",)
     # message kinds in scope; empty means any
     kinds: tuple[str, ...] = ("conversation",)
@@ -448,7 +450,8 @@ def parse(text: str, now: datetime | None = None) -> Parsed:
         before=before,
         fields=fields,
         kinds=_SCOPE_KINDS[scope],
-        hidden_roles=() if "tools" in fields else MACHINE_ROLES,
+        # memories are what the user chose to keep, tool calls among them
+        hidden_roles=() if "tools" in fields or scope == "memories" else MACHINE_ROLES,
         scope_given=scope_tok is not None,
     )
 
@@ -498,10 +501,15 @@ def compile(parsed: Parsed, schema_index: tantivy.Index) -> tantivy.Query:
     def restrict(q: tantivy.Query, negated: bool = False) -> None:
         clauses.append((Occur.MustNot if negated else Occur.Must, Q.const_score_query(q, 0.0)))
 
-    # a kind no document has needs no clause (a clause costs even when it matches nothing)
+    # kinds are left out by a clause only where the words alone would not: words match in
+    # the fields searched, and those hold the text of a few kinds; a kind no document has
+    # needs no clause either (a clause costs even when it matches nothing)
     searcher = schema_index.searcher()
     present = [k for k in KINDS if searcher.doc_freq(TAGS, tag("kind", k))]
     others = [k for k in present if k not in parsed.kinds]
+    if parsed.query is not None and not _matches_empty(parsed.query):
+        reach = set().union(*(_FIELD_KINDS[f] for f in parsed.fields))
+        others = [k for k in others if k in reach]
     if parsed.kinds and others:
         # conversations are nearly every document, tasks and memories few: leaving the few
         # out costs a lookup per hit, requiring the many would walk all of them

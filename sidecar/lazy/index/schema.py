@@ -28,9 +28,11 @@ MAX_TOKEN = 40  # longer tokens (hashes, base64) are left out, as tantivy's defa
 # project: the path; project_name: its last part, what people type (project:lazy)
 TAGS = "tags"
 KEYWORDS = ("builder", "session", "tool", "project", "project_name", "role", "kind", "model")
-TEXT_FIELDS = ("text", "tools")  # the conversation (user, assistant, reasoning); the machinery
+# the conversation (user, assistant, reasoning) and tasks; the machinery; memories' content.
+# Memories have a field of their own: the default scope then needs no clause leaving them out
+TEXT_FIELDS = ("text", "tools", "memory")
 KINDS = ("conversation", "task", "memory")
-# roles whose text is machinery: it goes to ``tools`` whatever its blocks are
+# roles whose text is machinery: it goes to ``tools`` whatever its blocks are (documents.py)
 MACHINE_ROLES = ("tool_call", "tool_result")
 
 # every byte as its class: "a" a lower-case ASCII letter or digit, "A" a capital, " " the
@@ -116,9 +118,6 @@ def document(
 ) -> str:
     """One message as the JSON document ``IndexWriter.add_json`` takes (one call per
     document: a tenth of the cost of adding its fields one by one)."""
-    if role in MACHINE_ROLES and text:
-        tools = f"{text}\n\n{tools}" if tools else text
-        text = ""
     # tag(name, value), spelt out: this runs once per message of a rebuild
     tags = [f"builder={builder}", f"tool={tool}", f"role={role}", f"kind={kind}"]
     if session:
@@ -131,7 +130,7 @@ def document(
         "doc_id": doc_id,
         "builder": builder_row,
         TAGS: tags,
-        "text": split_humps(text),
+        "memory" if kind == "memory" else "text": split_humps(text),
         "tools": split_humps(tools),
     }
     if ts is not None:

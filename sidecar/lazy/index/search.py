@@ -13,7 +13,7 @@ from typing import Any
 
 import tantivy
 
-from lazy.index.documents import split_text
+from lazy.index.documents import MEMORY_FROM, texts_of
 from lazy.index.indexer import SearchIndex
 from lazy.index.query import compile as compile_query
 from lazy.index.query import parse
@@ -54,7 +54,19 @@ def search(
             "SELECT m.id, m.builder_id, m.session_id, m.number, m.role, m.ts, s.kind, m.text,"
             " m.blocks, m.meta FROM messages m JOIN sessions s ON s.id = m.session_id"
             " WHERE m.id IN ({})",
-            ids,
+            [i for i in ids if i > 0],
+        )
+    }
+    shown |= {
+        -r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT mem.rowid, s.builder_id, s.id, m.number, json_extract(mem.meta,"
+            " '$.source_message_role'), mem.temporal, s.kind, mem.content, mem.tree, mem.name"
+            f" {MEMORY_FROM} LEFT JOIN messages m ON m.session_id = s.id"
+            " AND m.key = json_extract(mem.meta, '$.source_message_id')"
+            " WHERE mem.rowid IN ({})",
+            [-i for i in ids if i < 0],
         )
     }
     builders = {
@@ -74,7 +86,12 @@ def search(
             if row is None or row[1] is None:  # gone, or not in a Builder, since indexed
                 continue
             best.setdefault(row[1], score)
-            hits_of.setdefault(row[1], []).append(_hit(row, score, marks, parsed.fields))
+            hit = (
+                _hit(row, score, marks, parsed.fields)
+                if mid > 0
+                else _memory_hit(row, score, marks)
+            )
+            hits_of.setdefault(row[1], []).append(hit)
     groups = []
     for bid, hits_shown in hits_of.items():
         started, project, tool, summary = builders.get(bid) or (None, None, "?", "")
@@ -132,7 +149,7 @@ def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
 
 def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -> SearchHit:
     _, _, sid, number, role, ts, kind, text, packed, meta = row
-    conversation, machinery = split_text(text, packed, bool(meta))
+    conversation, machinery = texts_of(role, text, packed, bool(meta))
     texts = {"text": conversation, "tools": machinery}
     passage, field = "", fields[0]
     ranges: list[tuple[int, int]] = []
@@ -154,4 +171,22 @@ def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -
         highlights=ranges,
         sidechain=kind == "sidechain",
         field="conversation" if field == "text" else "tools",
+    )
+
+
+def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
+    _, _, sid, number, role, temporal, kind, content, tree, name = row
+    passage, ranges = snippet(content, marks)
+    return SearchHit(
+        number=number or 0,
+        role=role or "assistant",
+        session_id=sid,
+        timestamp=temporal,
+        score=score,
+        snippet=passage or content[:SNIPPET_CHARS],
+        highlights=ranges,
+        sidechain=kind == "sidechain",
+        field="memory",
+        kind="memory",
+        memory_path=f"{tree}/{name}",
     )

@@ -222,6 +222,23 @@ MIGRATIONS: list[str] = [
     END;
     INSERT INTO index_queue(message_id) SELECT id FROM messages ORDER BY id;
     """,
+    # 4: memories in the search index
+    """
+    -- a memory is queued as minus its rowid, beside the messages' own ids: one queue, one
+    -- order. (The rowid of a table without an INTEGER PRIMARY KEY lasts until a VACUUM,
+    -- which lazy never runs; an index rebuild would follow one.)
+    CREATE TRIGGER memories_queue_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-new.rowid);
+    END;
+    CREATE TRIGGER memories_queue_update AFTER UPDATE OF content, meta, temporal ON memories
+    BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-new.rowid);
+    END;
+    CREATE TRIGGER memories_queue_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-old.rowid);
+    END;
+    INSERT INTO index_queue(message_id) SELECT -rowid FROM memories ORDER BY rowid;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

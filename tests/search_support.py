@@ -1,7 +1,7 @@
 """Helpers for the search index tests, and the child programs they start.
 
 Sessions carry one unique token per message, so "findable" and "indexed once" are exact
-counts. The index is read straight through tantivy (term queries, stored doc ids), so those
+counts. The index is read straight through tantivy (term queries, the doc id column), so those
 counts do not depend on the query language under test elsewhere.
 
     python search_support.py capture HOME READY GO PATH...

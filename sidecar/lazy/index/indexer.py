@@ -2,9 +2,10 @@
 
 One writer at a time across processes (Tantivy's own lock file): a process that cannot take
 it leaves the work to the holder and to the next catch-up. The store's ``index_queue``,
-filled by triggers in the same transaction as every change to a message, says what is left
-to do; rows are dropped only after the index commit that covers them, so nothing is lost, and
-a document is replaced by its message id, so nothing is indexed twice. The index is never
+filled by triggers in the same transaction as every change to a message or memory, says what
+is left to do; rows are dropped only after the index commit that covers them, so nothing is
+lost, and the documents of a range of ids are replaced together from the store, so nothing
+is indexed twice. A fresh index is filled from the whole store in one commit. The index is never
 the only copy of anything: missing, damaged or of another schema, it is rebuilt from the
 store, beside the old one, and swapped in.
 """
@@ -29,7 +30,7 @@ from lazy.store import Store
 WRITER_HEAP = 128 * 1024 * 1024
 WRITER_THREADS = 2  # tokenizing beside the Python thread that builds the documents
 BATCH = 5000  # queued changes per commit
-CHUNK = 20_000  # messages per progress report in a fill
+CHUNK = 20_000  # documents per progress report in a fill
 GAP = 32  # ids between two queued ones re-indexed rather than looked up apart
 STAMP = "lazy-index.json"
 

@@ -34,9 +34,10 @@ run: $(STAMP)
 	$(VENV)/bin/lazy conversations --all-projects
 
 check: $(STAMP)
-	$(VENV)/bin/ruff check sidecar tests bench
-	$(VENV)/bin/ruff format --check sidecar tests bench
+	$(VENV)/bin/ruff check sidecar tests bench protocol
+	$(VENV)/bin/ruff format --check sidecar tests bench protocol
 	$(VENV)/bin/mypy
+	$(PY) protocol/generate.py --check
 
 test: $(STAMP) sysdeps $(NODE_STAMP) check
 	$(VENV)/bin/pytest -q

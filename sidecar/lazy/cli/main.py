@@ -35,6 +35,18 @@ cli.add_command(search_command)
 cli.add_command(index_group)
 
 
+@cli.command("sidecar")
+def sidecar() -> None:
+    """Serve the store to the VS Code extension over stdio (JSON-RPC, LSP framing).
+
+    The extension starts it; it captures the agents' sessions live while it runs. stdout is
+    the protocol: logs go to stderr.
+    """
+    from lazy.server.app import main as serve  # pygls is loaded only for the sidecar
+
+    serve()
+
+
 def main() -> None:
     cli()
 

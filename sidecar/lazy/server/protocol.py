@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lazy.model import AgentImportReport, BuilderInfo, MessageView, SearchResults
+from lazy.model import BuilderInfo, ImportReport, MessageView, SearchResults
 
 Tool = Literal["claude", "codex", "opencode"]
 TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
@@ -79,10 +79,12 @@ class ImportParams(Scope):
 
 
 class ImportResult(BaseModel):
-    """What an import found (preview) or did (run), per agent."""
+    """What an import of conversations found (preview: nothing written) or did (run), per
+    agent; as ``lazy import-conversation --json`` reports it."""
 
     dry_run: bool
-    reports: dict[str, AgentImportReport]
+    cancelled: bool = False  # run: stopped by the client between sessions
+    reports: dict[str, ImportReport]
 
 
 # ---- capture --------------------------------------------------------------------------------

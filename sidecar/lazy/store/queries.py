@@ -146,6 +146,43 @@ def list_builders(
     return _infos(conn, conn.execute(sql, args).fetchall())
 
 
+def builders_page(
+    conn: sqlite3.Connection,
+    *,
+    under: list[str] | None = None,
+    tools: list[str] | None = None,
+    text: str | None = None,
+    after: tuple[str, str] | None = None,
+    limit: int = 50,
+) -> list[BuilderInfo]:
+    """Newest first, a page at a time: the Builders after ``after`` (the sort key and id of
+    the last one of the page before) whose project is one of ``under`` or lies below it
+    (None: every project), of ``tools``, whose summary or title holds ``text``."""
+    sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
+    args: list[object] = []
+    if tools:
+        sql += f" AND tool IN ({','.join('?' * len(tools))})"
+        args += tools
+    if under is not None:
+        roots = [u.rstrip("/") or "/" for u in under]
+        if not roots:
+            return []
+        sql += (
+            " AND (" + " OR ".join("project = ? OR project LIKE ? ESCAPE '\\'" for _ in roots) + ")"
+        )
+        for r in roots:
+            args += [r, _escape_like(r.rstrip("/")) + "/%"]
+    if text:
+        sql += " AND (summary LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')"
+        args += [f"%{_escape_like(text)}%"] * 2
+    if after is not None:
+        sql += " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id > ?))"
+        args += [after[0], after[0], after[1]]
+    sql += " ORDER BY COALESCE(started_at, '') DESC, id LIMIT ?"
+    args.append(limit)
+    return _infos(conn, conn.execute(sql, args).fetchall())
+
+
 def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     rows = conn.execute(f"SELECT {_COLS} FROM builders WHERE id=?", (bid,)).fetchall()
     if not rows:
@@ -203,3 +240,20 @@ def transcript(
             )
         )
     return Transcript(builder=info, messages=_views(rows), sidechains=sides)
+
+
+def message_page(
+    conn: sqlite3.Connection, bid: str, side: str | None, start: int, count: int
+) -> list[MessageView]:
+    """Messages ``start``.. (``count`` of them) of a Builder's own line, or of one of its
+    subagents' sessions. Read by number, so a page costs the same at the start of a
+    50,000-message Builder as at its end."""
+    where, key = (
+        ("m.builder_id=? AND s.kind='main'", bid) if side is None else ("m.session_id=?", side)
+    )
+    rows = conn.execute(
+        f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
+        f" WHERE {where} AND m.number BETWEEN ? AND ? ORDER BY m.number",
+        (key, start, start + count - 1),
+    ).fetchall()
+    return _views(rows)

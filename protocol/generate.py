@@ -1,0 +1,477 @@
+"""Generate the sidecar's protocol contract from ``lazy.server.protocol``.
+
+    .venv/bin/python protocol/generate.py            # write schema.json, methods.json, protocol.ts
+    .venv/bin/python protocol/generate.py --check    # fail on drift (make check runs this)
+
+``METHODS`` in ``sidecar/lazy/server/protocol.py`` is the single source; the files written
+here are derived from it and never edited by hand. The fixtures under ``fixtures/`` are the
+exception: hand-written examples, one per method, that both test suites load. They are never
+written here, only validated, and must spell out every field as the sidecar sends it, so a
+model change that the fixtures do not follow fails the check instead of passing silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
+
+from lazy.server.protocol import METHODS, Method
+
+HERE = Path(__file__).resolve().parent
+COMMAND = ".venv/bin/python protocol/generate.py"
+REF_PREFIX = "#/$defs/"
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+GENERATED_NOTE = f"Generated from sidecar/lazy/server/protocol.py by {COMMAND}; do not edit."
+FIXTURES = "fixtures"
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+class Unsupported(ValueError):
+    """A schema construct the TypeScript rendering does not know: better to stop than to
+    guess a type the extension would then trust."""
+
+
+# ---- JSON Schema and methods.json -------------------------------------------------------------
+
+
+def models_of(methods: Sequence[Method]) -> list[type[BaseModel]]:
+    """Every params and result model, once each, in the order the methods name them."""
+    out: list[type[BaseModel]] = []
+    for m in methods:
+        for model in (m.params, m.result):
+            if model is not None and model not in out:
+                out.append(model)
+    return out
+
+
+def build_schema(
+    methods: Sequence[Method],
+) -> tuple[dict[str, Any], dict[type[BaseModel], str]]:
+    """The schema document and each model's def name (pydantic's, which disambiguates
+    models that share a class name)."""
+    models = models_of(methods)
+    # validation mode: a field with a default may be left out by whoever sends it
+    refs, schema = models_json_schema(
+        [(model, "validation") for model in models],
+        ref_template=REF_PREFIX + "{model}",
+        title="lazy sidecar protocol",
+        description="The custom JSON-RPC methods of the lazy sidecar, their params and results.",
+    )
+    names = {model: _ref_name(refs[(model, "validation")]["$ref"]) for model in models}
+    entries: dict[str, Any] = {}
+    for m in methods:
+        entry: dict[str, Any] = {
+            "kind": m.kind,
+            "direction": m.direction,
+            "description": m.doc,
+            "params": {"$ref": REF_PREFIX + names[m.params]},
+        }
+        if m.result is not None:
+            entry["result"] = {"$ref": REF_PREFIX + names[m.result]}
+        entries[m.name] = entry
+    document = {"$schema": SCHEMA_DIALECT, "$comment": GENERATED_NOTE, **schema}
+    document["methods"] = entries
+    return document, names
+
+
+def methods_listing(
+    methods: Sequence[Method], names: Mapping[type[BaseModel], str]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": m.name,
+            "kind": m.kind,
+            "direction": m.direction,
+            "params": names[m.params],
+            "result": None if m.result is None else names[m.result],
+            "doc": m.doc,
+        }
+        for m in methods
+    ]
+
+
+def _ref_name(ref: str) -> str:
+    if not ref.startswith(REF_PREFIX):
+        raise Unsupported(f"a $ref outside $defs: {ref}")
+    return ref[len(REF_PREFIX) :]
+
+
+def render_json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# ---- TypeScript -------------------------------------------------------------------------------
+
+# keywords that only annotate: a schema made of nothing else accepts any value
+_ANNOTATIONS = {"title", "description", "default", "examples", "deprecated", "$comment"}
+
+
+def ts_type(schema: Mapping[str, Any]) -> str:
+    """The TypeScript type of a (pydantic-produced) JSON Schema."""
+    if "$ref" in schema:
+        return _ref_name(schema["$ref"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return _union(ts_type(s) for s in schema[key])
+    if "allOf" in schema:
+        if len(schema["allOf"]) != 1:
+            raise Unsupported(f"allOf of {len(schema['allOf'])} schemas")
+        return ts_type(schema["allOf"][0])
+    if "const" in schema:
+        return _literal(schema["const"])
+    if "enum" in schema:
+        return _union(_literal(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return _union(ts_type({**schema, "type": k}) for k in kind)
+    if kind is None:
+        if set(schema) <= _ANNOTATIONS:
+            return "unknown"
+        raise Unsupported(f"a schema without a type: {sorted(schema)}")
+    simple = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
+    if kind in simple:
+        return simple[kind]
+    if kind == "null":
+        return "null"
+    if kind == "array":
+        return _array(schema)
+    if kind == "object":
+        return _object(schema)
+    raise Unsupported(f"type {kind!r}")
+
+
+def _array(schema: Mapping[str, Any]) -> str:
+    if "prefixItems" in schema:
+        items = [ts_type(s) for s in schema["prefixItems"]]
+        closed = schema.get("items") is False or schema.get("maxItems") == len(items)
+        if not closed or schema.get("minItems", 0) != len(items):
+            raise Unsupported("a tuple of varying length")
+        return "[" + ", ".join(items) + "]"
+    item = ts_type(schema.get("items", {}))
+    return f"({item})[]" if " | " in item else f"{item}[]"
+
+
+def _object(schema: Mapping[str, Any]) -> str:
+    if schema.get("properties"):
+        # pydantic refers to every model by $ref; an inline one would lose its name
+        raise Unsupported("an inline object with properties")
+    extra = schema.get("additionalProperties", True)
+    if extra is True or extra == {}:
+        return "Record<string, unknown>"
+    if extra is False:
+        return "Record<string, never>"
+    return f"Record<string, {ts_type(extra)}>"
+
+
+def _union(types: Iterable[str]) -> str:
+    seen: list[str] = []
+    for t in types:
+        if t not in seen:
+            seen.append(t)
+    return " | ".join(seen)
+
+
+def _literal(value: Any) -> str:
+    if value is None or isinstance(value, bool | int | float | str):
+        return json.dumps(value, ensure_ascii=False)
+    raise Unsupported(f"a literal of type {type(value).__name__}")
+
+
+def _property_name(name: str) -> str:
+    return name if _IDENTIFIER.match(name) else json.dumps(name)
+
+
+def _doc(lines: Sequence[str], indent: str) -> list[str]:
+    text = [line.replace("*/", "*\\/") for para in lines for line in para.splitlines()]
+    if not text:
+        return []
+    if len(text) == 1:
+        return [f"{indent}/** {text[0]} */"]
+    return [f"{indent}/**", *(f"{indent} * {line}".rstrip() for line in text), f"{indent} */"]
+
+
+def _property_notes(schema: Mapping[str, Any]) -> list[str]:
+    notes = []
+    if "description" in schema:
+        notes.append(str(schema["description"]))
+    facts = []
+    # a null default goes without saying on an optional ``T | null``
+    if schema.get("default") is not None:
+        facts.append(f"default {json.dumps(schema['default'], ensure_ascii=False)}")
+    bounds = {
+        "minimum": "at least",
+        "exclusiveMinimum": "more than",
+        "maximum": "at most",
+        "exclusiveMaximum": "less than",
+        "minLength": "length at least",
+        "maxLength": "length at most",
+    }
+    facts += [f"{word} {schema[key]}" for key, word in bounds.items() if key in schema]
+    if facts:
+        text = "; ".join(facts)
+        notes.append(text[0].upper() + text[1:] + ".")
+    return [" ".join(notes)] if notes else []
+
+
+def ts_declaration(name: str, schema: Mapping[str, Any]) -> list[str]:
+    """A model as an interface; anything else pydantic gives a def of (an Enum, a
+    RootModel) as a type alias."""
+    out = _doc([schema["description"]] if "description" in schema else [], "")
+    is_model = "properties" in schema or "additionalProperties" not in schema
+    if schema.get("type") != "object" or not is_model:
+        return [*out, f"export type {name} = {ts_type(schema)};"]
+    required = set(schema.get("required", []))
+    props: Mapping[str, Any] = schema.get("properties", {})
+    if not props:
+        return [*out, f"export interface {name} {{}}"]
+    out.append(f"export interface {name} {{")
+    for prop, sub in props.items():
+        optional = "" if prop in required else "?"
+        out += _doc(_property_notes(sub), "  ")
+        out.append(f"  {_property_name(prop)}{optional}: {ts_type(sub)};")
+    out.append("}")
+    return out
+
+
+def const_name(method: str) -> str:
+    """``builders/didChange`` -> ``BuildersDidChange``."""
+    parts = re.split(r"[^A-Za-z0-9]+", method)
+    return "".join(p[:1].upper() + p[1:] for p in parts if p)
+
+
+def typescript(
+    schema: Mapping[str, Any], methods: Sequence[Method], names: Mapping[type[BaseModel], str]
+) -> str:
+    defs: Mapping[str, Any] = schema["$defs"]
+    out = [
+        f"// {GENERATED_NOTE}",
+        "// Field names travel exactly as the pydantic models name them (snake_case).",
+        "",
+    ]
+    for name in sorted(defs):
+        out += ts_declaration(name, defs[name])
+        out.append("")
+
+    out.append("/** Every custom method: a request or a notification, and who sends it. */")
+    out.append("export const METHODS = {")
+    for m in methods:
+        out.append(
+            f"  {json.dumps(m.name)}: {{ kind: {json.dumps(m.kind)}, "
+            f"direction: {json.dumps(m.direction)} }},"
+        )
+    out += ["} as const;", "", "export type MethodName = keyof typeof METHODS;", ""]
+
+    consts: dict[str, str] = {}
+    for m in methods:
+        const = const_name(m.name)
+        if const in consts or const == "METHODS":
+            raise Unsupported(f"{m.name} and {consts.get(const, 'METHODS')} make one name {const}")
+        consts[const] = m.name
+        out += _doc([m.doc], "")
+        out.append(
+            f"export const {const} = {{ method: {json.dumps(m.name)}, "
+            f"kind: {json.dumps(m.kind)} }} as const;"
+        )
+    out.append("")
+
+    requests = [m for m in methods if m.kind == "request"]
+    notifications = [m for m in methods if m.kind == "notification"]
+    out.append("/** Each request's params and result. */")
+    out.append("export interface Requests {" if requests else "export interface Requests {}")
+    for m in requests:
+        result = "null" if m.result is None else names[m.result]
+        out.append(f"  {json.dumps(m.name)}: {{ params: {names[m.params]}; result: {result} }};")
+    if requests:
+        out.append("}")
+    out.append("")
+    out.append("/** Each notification's params. */")
+    out.append(
+        "export interface Notifications {" if notifications else "export interface Notifications {}"
+    )
+    for m in notifications:
+        out.append(f"  {json.dumps(m.name)}: {names[m.params]};")
+    if notifications:
+        out.append("}")
+    out += [
+        "",
+        "export type RequestName = keyof Requests;",
+        "export type NotificationName = keyof Notifications;",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def generate(methods: Sequence[Method] = METHODS) -> dict[str, str]:
+    """Each generated file's name (relative to the protocol directory) and text."""
+    schema, names = build_schema(methods)
+    return {
+        "schema.json": render_json(schema),
+        "methods.json": render_json(methods_listing(methods, names)),
+        "protocol.ts": typescript(schema, methods, names),
+    }
+
+
+# ---- checks -----------------------------------------------------------------------------------
+
+
+def drift(root: Path, files: Mapping[str, str]) -> list[str]:
+    """One line per generated file on disk that differs from ``files``, with the start of
+    the difference so a CI log alone says what moved."""
+    problems = []
+    for name, text in files.items():
+        path = root / name
+        if not path.is_file():
+            problems.append(f"{name}: missing; run {COMMAND}")
+            continue
+        old = path.read_text(encoding="utf-8")
+        if old == text:
+            continue
+        diff = difflib.unified_diff(
+            old.splitlines(), text.splitlines(), f"{name} (on disk)", f"{name} (generated)", n=1
+        )
+        shown = [f"    {line}" for _, line in zip(range(12), diff, strict=False)]
+        problems.append(
+            f"{name}: drifted from lazy.server.protocol; run {COMMAND}\n" + "\n".join(shown)
+        )
+    return problems
+
+
+def fixture_name(method: str) -> str:
+    return method.replace("/", "_") + ".json"
+
+
+def check_fixtures(root: Path, methods: Sequence[Method] = METHODS) -> list[str]:
+    """One line per fixture problem: missing, left over, unreadable, invalid, or not what
+    the sidecar would send (every field spelt out, each value as pydantic dumps it)."""
+    folder = root / FIXTURES
+    expected = {fixture_name(m.name): m for m in methods}
+    present = {p.name for p in folder.glob("*.json")} if folder.is_dir() else set()
+    problems = [
+        f"{FIXTURES}/{name}: no method of that name in lazy.server.protocol"
+        for name in sorted(present - set(expected))
+    ]
+    for name, m in expected.items():
+        where = f"{FIXTURES}/{name}"
+        if name not in present:
+            problems.append(f"{where}: missing; hand-write an example {m.kind} for {m.name}")
+            continue
+        try:
+            data = json.loads((folder / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            problems.append(f"{where}: unreadable: {e}")
+            continue
+        problems += [f"{where}: {p}" for p in fixture_problems(data, m)]
+    return problems
+
+
+def fixture_problems(data: Any, m: Method) -> list[str]:
+    if not isinstance(data, dict):
+        return ["not a JSON object"]
+    keys = {"method", "params"} | ({"result"} if m.kind == "request" else set())
+    problems = [f"lacks {k!r}" for k in sorted(keys - set(data))]
+    problems += [f"has {k!r}, which a {m.kind} does not" for k in sorted(set(data) - keys)]
+    if "method" in data and data["method"] != m.name:
+        problems.append(f"method is {data['method']!r}, not {m.name!r}")
+    parts: list[tuple[str, type[BaseModel]]] = [("params", m.params)]
+    if m.result is not None:
+        parts.append(("result", m.result))
+    for part, model in parts:
+        if part in data:
+            problems += round_trip_problems(part, model, data[part])
+    return problems
+
+
+def round_trip_problems(part: str, model: type[BaseModel], value: Any) -> list[str]:
+    try:
+        dumped = model.model_validate(value).model_dump(mode="json")
+    except ValidationError as e:
+        return [
+            f"{'.'.join(str(x) for x in (part, *err['loc']))}: {err['msg']}" for err in e.errors()
+        ] or [f"{part}: not a valid {model.__name__}"]
+    difference = first_difference(dumped, value, part)
+    return [] if difference is None else [difference]
+
+
+def first_difference(sent: Any, fixture: Any, path: str) -> str | None:
+    """Where the fixture first differs from what the model sends; None when it is exactly
+    that. Types count: ``1`` is not ``1.0`` nor ``true``, as they are not on the wire."""
+    if isinstance(sent, dict) and isinstance(fixture, dict):
+        for key in sorted(set(sent) | set(fixture)):
+            at = f"{path}.{key}"
+            if key not in fixture:
+                return f"{at}: missing (the model sends {_show(sent[key])})"
+            if key not in sent:
+                return f"{at}: not a field of the model"
+            found = first_difference(sent[key], fixture[key], at)
+            if found is not None:
+                return found
+        return None
+    if isinstance(sent, list) and isinstance(fixture, list) and len(sent) == len(fixture):
+        for i, (a, b) in enumerate(zip(sent, fixture, strict=True)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    if type(sent) is type(fixture) and sent == fixture:
+        return None
+    return f"{path}: the model sends {_show(sent)}, the fixture has {_show(fixture)}"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+# ---- command line -----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Generate protocol/ (schema.json, methods.json, protocol.ts) from "
+        "lazy.server.protocol and validate the hand-written fixtures."
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming each generated file that drifted or fixture that fails",
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=HERE,
+        help="the protocol directory to write or check (default: the one holding this script)",
+    )
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    files = generate(METHODS)
+    if args.check:
+        problems = drift(root, files)
+    else:
+        problems = []
+        root.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            path = root / name
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8", newline="\n")
+                print(f"wrote {path}")
+    problems += check_fixtures(root, METHODS)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"protocol: {len(problems)} problem(s) in {root}", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"protocol: up to date ({len(METHODS)} methods, fixtures valid)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+// Generated from sidecar/lazy/server/protocol.py by .venv/bin/python protocol/generate.py; do not edit.
+// Field names travel exactly as the pydantic models name them (snake_case).
+
+export interface BuilderInfo {
+  id: string;
+  short_id: string;
+  tool: string;
+  project: string | null;
+  started_at: string | null;
+  updated_at: string | null;
+  message_count: number;
+  summary: string;
+  title?: string | null;
+  session_ids?: string[];
+  sidechains?: SidechainInfo[];
+  forked_from?: string | null;
+}
+
+export interface BuildersDidChange {
+  builder_ids: string[];
+  reason: "captured" | "imported";
+}
+
+export interface BuildersGetParams {
+  id: string;
+}
+
+export interface BuildersListParams {
+  /** Default false. */
+  all_projects?: boolean;
+  workspace_folders?: string[];
+  tools?: ("claude" | "codex" | "opencode")[];
+  text?: string | null;
+  cursor?: string | null;
+  /** Default 50; at least 1; at most 500. */
+  limit?: number;
+}
+
+export interface BuildersListResult {
+  items: BuilderInfo[];
+  next_cursor?: string | null;
+}
+
+export interface CaptureFailure {
+  file: string;
+  line?: number | null;
+  reason: string;
+  code: string;
+  /** Default "". */
+  detail?: string;
+  at: string;
+}
+
+export interface CaptureStatusResult {
+  live: boolean;
+  roots: string[];
+  last_sweep_at: string | null;
+  captured: number;
+  last_failure?: CaptureFailure | null;
+}
+
+export interface ImportParams {
+  /** Default false. */
+  all_projects?: boolean;
+  workspace_folders?: string[];
+  tools?: ("claude" | "codex" | "opencode")[];
+}
+
+export interface ImportReport {
+  /** Default 0. */
+  found?: number;
+  /** Default 0. */
+  missing?: number;
+  /** Default 0. */
+  already_imported?: number;
+  imported?: string[];
+  updated?: string[];
+  skipped?: SkipInfo[];
+  refused?: SkipInfo[];
+  /** Default 0. */
+  ignored_oneshots?: number;
+  quarantined?: QuarantineInfo[];
+  /** Default 0. */
+  messages_added?: number;
+  /** Default 0. */
+  bytes_read?: number;
+  /** Default false. */
+  dry_run?: boolean;
+}
+
+/**
+ * What an import of conversations found (preview: nothing written) or did (run), per
+ * agent; as ``lazy import-conversation --json`` reports it.
+ */
+export interface ImportResult {
+  dry_run: boolean;
+  /** Default false. */
+  cancelled?: boolean;
+  reports: Record<string, ImportReport>;
+}
+
+export interface MessageView {
+  number: number;
+  role: string;
+  text: string;
+  session_id: string;
+  timestamp: string | null;
+  kinds: string[];
+  model?: string | null;
+  tool_name?: string | null;
+  calls?: string[];
+}
+
+export interface NoParams {}
+
+export interface QuarantineInfo {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+export interface SearchGroup {
+  builder_id: string;
+  short_id: string;
+  started_at: string | null;
+  project: string | null;
+  tool: string;
+  summary: string;
+  score: number;
+  hits: SearchHit[];
+}
+
+export interface SearchHit {
+  number: number;
+  role: string;
+  session_id: string;
+  timestamp: string | null;
+  score: number;
+  snippet: string;
+  highlights?: [number, number][];
+  /** Default false. */
+  sidechain?: boolean;
+  /** Default "conversation". */
+  field?: "conversation" | "tools" | "memory";
+  /** Default "conversation". */
+  kind?: "conversation" | "task" | "memory";
+  memory_path?: string | null;
+}
+
+export interface SearchQueryParams {
+  /** Default false. */
+  all_projects?: boolean;
+  workspace_folders?: string[];
+  query: string;
+  /** Default 20; at least 1; at most 200. */
+  limit?: number;
+}
+
+export interface SearchResults {
+  query: string;
+  total_hits: number;
+  groups: SearchGroup[];
+}
+
+export interface SidechainInfo {
+  session_id: string;
+  agent_id?: string | null;
+  /** Default 0. */
+  message_count?: number;
+}
+
+export interface SkipInfo {
+  session_id: string;
+  path: string;
+  reason: string;
+}
+
+export interface TranscriptsPageParams {
+  builder_id: string;
+  session_id?: string | null;
+  /** Default 1; at least 1. */
+  start?: number;
+  /** Default 200; at least 1; at most 1000. */
+  count?: number;
+}
+
+export interface TranscriptsPageResult {
+  builder: BuilderInfo;
+  session_id: string | null;
+  messages: MessageView[];
+  total: number;
+  next_start: number | null;
+}
+
+/** Every custom method: a request or a notification, and who sends it. */
+export const METHODS = {
+  "builders/list": { kind: "request", direction: "client->server" },
+  "builders/get": { kind: "request", direction: "client->server" },
+  "transcripts/page": { kind: "request", direction: "client->server" },
+  "search/query": { kind: "request", direction: "client->server" },
+  "import/preview": { kind: "request", direction: "client->server" },
+  "import/run": { kind: "request", direction: "client->server" },
+  "capture/status": { kind: "request", direction: "client->server" },
+  "builders/didChange": { kind: "notification", direction: "server->client" },
+  "capture/didFail": { kind: "notification", direction: "server->client" },
+} as const;
+
+export type MethodName = keyof typeof METHODS;
+
+/** A page of Builders, newest first. */
+export const BuildersList = { method: "builders/list", kind: "request" } as const;
+/** One Builder by id, session id or unique prefix. */
+export const BuildersGet = { method: "builders/get", kind: "request" } as const;
+/** A range of a Builder's (or a subagent's) messages. */
+export const TranscriptsPage = { method: "transcripts/page", kind: "request" } as const;
+/** Search everything captured (lazy search's query language). */
+export const SearchQuery = { method: "search/query", kind: "request" } as const;
+/** What an import would find; nothing is written. */
+export const ImportPreview = { method: "import/preview", kind: "request" } as const;
+/** Import the agents' sessions, reporting $/progress; cancellable. */
+export const ImportRun = { method: "import/run", kind: "request" } as const;
+/** Whether live capture runs, and its last failure. */
+export const CaptureStatus = { method: "capture/status", kind: "request" } as const;
+/** Builders captured or imported (debounced). */
+export const BuildersDidChange = { method: "builders/didChange", kind: "notification" } as const;
+/** A capture failed; the file, line and reason. */
+export const CaptureDidFail = { method: "capture/didFail", kind: "notification" } as const;
+
+/** Each request's params and result. */
+export interface Requests {
+  "builders/list": { params: BuildersListParams; result: BuildersListResult };
+  "builders/get": { params: BuildersGetParams; result: BuilderInfo };
+  "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
+  "search/query": { params: SearchQueryParams; result: SearchResults };
+  "import/preview": { params: ImportParams; result: ImportResult };
+  "import/run": { params: ImportParams; result: ImportResult };
+  "capture/status": { params: NoParams; result: CaptureStatusResult };
+}
+
+/** Each notification's params. */
+export interface Notifications {
+  "builders/didChange": BuildersDidChange;
+  "capture/didFail": CaptureFailure;
+}
+
+export type RequestName = keyof Requests;
+export type NotificationName = keyof Notifications;

@@ -1,0 +1,323 @@
+"""The sidecar end to end (issue 5): `lazy sidecar` started as VS Code starts it, spoken to
+by pytest-lsp's client with VS Code's capabilities. Every method and notification: paging,
+errors with codes and data, progress and cancellation, and live capture of a session
+written while the sidecar runs."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from agent_sessions import Rollout
+from claude_session import Session
+from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NOT_FOUND
+from search_support import env_for, run_lazy
+
+TIMEOUT = 30  # seconds for anything the sidecar is waited on for
+
+
+def plain(value: Any) -> Any:
+    """A result as JSON-like data (pygls hands custom results over as namedtuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+class World:
+    def __init__(self, base: Path) -> None:
+        self.lazy_home = base / "lazy store"  # a space: paths are quoted everywhere
+        self.user_home = base / "home"
+        self.repo = base / "work" / "repo"
+        self.repo.mkdir(parents=True)
+        self.projects = self.user_home / ".claude" / "projects"
+        self.sessions: list[Session] = []
+        for i in range(7):
+            s = Session(self.projects, str(self.repo))
+            s.turn(f"question {i} about the retention policy", f"answer {i}: keep it")
+            self.sessions.append(s)
+        self.long = Session(self.projects, str(self.repo))
+        for i in range(130):
+            self.long.turn(f"step {i} of the long one", f"done step {i}")
+        other = Session(self.projects, "/elsewhere/other")
+        other.turn("unrelated work", "fine")
+        Rollout(self.user_home / ".codex", str(self.repo)).turn("codex on retention", "ok")
+        for tool in ("claude", "codex"):
+            run_lazy(self.lazy_home, self.user_home, "import-conversation", "--tool", tool,
+                     "--all-projects", "--yes")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return World(tmp_path_factory.mktemp("sidecar"))
+
+
+async def start(world: World, **options: Any) -> LanguageClient:
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "lazy.cli.main", "sidecar"],
+        server_env=env_for(world.lazy_home, world.user_home),
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    await client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            initialization_options=options,
+            workspace_folders=[lsp.WorkspaceFolder(uri=world.repo.as_uri(), name="repo")],
+        )
+    )
+    return client
+
+
+@pytest_asyncio.fixture
+async def client(world: World) -> AsyncIterator[LanguageClient]:
+    c = await start(world, live_capture=False)
+    yield c
+    await c.shutdown_session()
+
+
+async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
+    result = await asyncio.wait_for(client.protocol.send_request_async(method, params), TIMEOUT)
+    return plain(result)
+
+
+# ---- builders/list and builders/get -----------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_builders_list_pages_with_a_cursor(world: World, client: LanguageClient) -> None:
+    scope = {"workspace_folders": [str(world.repo)]}
+    seen: list[str] = []
+    cursor = None
+    pages = 0
+    while True:
+        page = await call(client, "builders/list", {**scope, "limit": 3, "cursor": cursor})
+        seen += [b["id"] for b in page["items"]]
+        pages += 1
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == 9  # 7 + the long one + codex, each once
+    assert pages == 3
+    everything = await call(client, "builders/list", {"all_projects": True, "limit": 500})
+    mine = [b for b in everything["items"] if b["project"] in (str(world.repo), "/elsewhere/other")]
+    assert len(mine) == 10 and everything["next_cursor"] is None
+    started = [b["started_at"] for b in everything["items"]]
+    assert started == sorted(started, reverse=True)  # newest first
+    codex = await call(client, "builders/list", {**scope, "tools": ["codex"]})
+    assert [b["tool"] for b in codex["items"]] == ["codex"]
+    found = await call(client, "builders/list", {**scope, "text": "QUESTION 3"})
+    assert [b["summary"] for b in found["items"]] == ["question 3 about the retention policy"]
+
+
+@pytest.mark.asyncio
+async def test_builders_get_and_its_errors(world: World, client: LanguageClient) -> None:
+    sid = world.long.id
+    got = await call(client, "builders/get", {"id": sid[:10]})
+    assert got["id"] == sid and got["message_count"] == 260
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "builders/get", {"id": "zzzz-no-such"})
+    assert e.value.code == NOT_FOUND
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "builders/get", {"id": ""})  # a prefix of every Builder
+    assert e.value.code in (AMBIGUOUS, NOT_FOUND)
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "builders/list", {"limit": 0})
+    assert e.value.code == -32602 and "limit" in str(e.value)
+
+
+# ---- transcripts/page -------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_transcript_pages(world: World, client: LanguageClient) -> None:
+    bid = world.long.id
+    first = await call(client, "transcripts/page", {"builder_id": bid, "count": 100})
+    assert [m["number"] for m in first["messages"]] == list(range(1, 101))
+    assert first["total"] == 260 and first["next_start"] == 101
+    last = await call(client, "transcripts/page", {"builder_id": bid, "start": 201, "count": 100})
+    assert [m["number"] for m in last["messages"]] == list(range(201, 261))
+    assert last["next_start"] is None
+    assert last["messages"][-1]["text"] == "done step 129"
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "transcripts/page", {"builder_id": bid, "session_id": "nope"})
+    assert e.value.code == NOT_FOUND
+
+
+# ---- search/query -----------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_search_query_in_the_workspace(world: World, client: LanguageClient) -> None:
+    r = await call(
+        client, "search/query", {"query": "retention", "workspace_folders": [str(world.repo)]}
+    )
+    assert r["query"] == "retention"
+    assert r["total_hits"] == 8 and len(r["groups"]) == 8  # 7 Claude sessions + Codex
+    assert all("retention" in h["snippet"] for g in r["groups"] for h in g["hits"])
+    scoped = await call(
+        client, "search/query", {"query": "unrelated", "workspace_folders": [str(world.repo)]}
+    )
+    assert scoped["total_hits"] == 0
+    everywhere = await call(client, "search/query", {"query": "unrelated", "all_projects": True})
+    assert everywhere["total_hits"] == 1
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "search/query", {"query": "proj:x", "all_projects": True})
+    assert e.value.code == BAD_QUERY and e.value.data["part"] == "proj:"
+
+
+# ---- import/preview and import/run ------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_import_preview_then_run_with_progress(world: World, client: LanguageClient) -> None:
+    fresh = Session(world.projects, "/w/later")
+    fresh.turn("a session written after the import", "imported by the sidecar")
+    scope = {"workspace_folders": ["/w/later"], "tools": ["claude"]}
+    preview = await call(client, "import/preview", scope)
+    assert preview["dry_run"] is True
+    assert preview["reports"]["claude"]["missing"] == 1
+    listed = await call(client, "builders/list", {**scope, "limit": 100})
+    assert fresh.id not in {b["id"] for b in listed["items"]}  # the preview wrote nothing
+    waiting = asyncio.ensure_future(client.wait_for_notification("builders/didChange"))
+    ran = await call(client, "import/run", scope)
+    assert ran["dry_run"] is False and ran["cancelled"] is False
+    assert ran["reports"]["claude"]["imported"] == [fresh.id]
+    changed = plain(await asyncio.wait_for(waiting, TIMEOUT))
+    assert changed["reason"] == "imported" and fresh.id in changed["builder_ids"]
+    kinds = [p.kind for p in next(iter(client.progress_reports.values()))]
+    assert kinds[0] == "begin" and kinds[-1] == "end"
+    again = await call(client, "import/preview", scope)
+    assert again["reports"]["claude"]["missing"] == 0
+
+
+# ---- capture: status and live capture ---------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_a_session_written_while_running_appears(world: World) -> None:
+    client = await start(world)  # live capture on
+    try:
+        status = await call(client, "capture/status", {})
+        assert status["live"] is True
+        assert str(world.projects) in status["roots"]
+        live = Session(world.projects, "/w/live")
+        waiting = asyncio.ensure_future(client.wait_for_notification("builders/didChange"))
+        live.turn("written while the sidecar watches", "seen")
+        changed = plain(await asyncio.wait_for(waiting, TIMEOUT))
+        assert changed["reason"] == "captured" and live.id in changed["builder_ids"]
+        got = await call(client, "builders/get", {"id": live.id})
+        assert got["message_count"] == 2
+        # it grows: a line appended is captured and told too
+        waiting = asyncio.ensure_future(client.wait_for_notification("builders/didChange"))
+        live.turn("and a second turn", "also seen")
+        changed = plain(await asyncio.wait_for(waiting, TIMEOUT))
+        assert live.id in changed["builder_ids"]
+        got = await call(client, "builders/get", {"id": live.id})
+        assert got["message_count"] == 4
+        hits = await call(client, "search/query", {"query": "second turn", "all_projects": True})
+        assert hits["total_hits"] == 1
+    finally:
+        await client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_capture_status_without_live_capture(client: LanguageClient) -> None:
+    status = await call(client, "capture/status", {})
+    assert status == {"live": False, "roots": [], "last_sweep_at": None, "captured": 0,
+                      "last_failure": None}  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_import_run_is_cancelled_between_sessions(
+    world: World, client: LanguageClient
+) -> None:
+    bulk = [Session(world.projects, "/w/bulk") for _ in range(400)]
+    for s in bulk:
+        s.turn("bulk prompt", "bulk answer")
+    scope = {"workspace_folders": ["/w/bulk"], "tools": ["claude"]}
+    request = asyncio.ensure_future(
+        client.protocol.send_request_async("import/run", scope, msg_id="bulk-import")
+    )
+
+    async def first_report() -> None:
+        while not any(
+            getattr(r, "kind", "") == "report"
+            for rs in client.progress_reports.values()
+            for r in rs
+        ):
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(first_report(), TIMEOUT)
+    client.protocol.notify("$/cancelRequest", lsp.CancelParams(id="bulk-import"))
+    partial = plain(await asyncio.wait_for(request, TIMEOUT))
+    assert partial["cancelled"] is True
+    done = len(partial["reports"]["claude"]["imported"])
+    assert 0 < done < len(bulk)  # stopped between steps, what was done is kept
+    rest = await call(client, "import/run", scope)
+    assert rest["cancelled"] is False
+    assert done + len(rest["reports"]["claude"]["imported"]) == len(bulk)
+
+
+@pytest.mark.asyncio
+async def test_a_bad_line_is_reported_with_its_file_and_line(world: World) -> None:
+    client = await start(world)
+    try:
+        s = Session(world.projects, "/w/bad")
+        s.turn("a good first turn", "fine")
+        waiting = asyncio.ensure_future(client.wait_for_notification("builders/didChange"))
+        await asyncio.wait_for(waiting, TIMEOUT)  # known to the store: appended lines are read
+        failing = asyncio.ensure_future(client.wait_for_notification("capture/didFail"))
+        with s.path.open("a") as fh:
+            fh.write('{"type": "user", "this is not json\n')
+        failure = plain(await asyncio.wait_for(failing, TIMEOUT))
+        assert failure["file"] == str(s.path) and failure["line"] == 3
+        assert failure["code"] == "bad-line" and failure["reason"]
+        status = await call(client, "capture/status", {})
+        assert status["last_failure"]["file"] == str(s.path)
+    finally:
+        await client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_two_sidecars_on_one_store_capture_once(world: World) -> None:
+    """Two VS Code windows: both watch, both capture; every message is stored and indexed
+    once."""
+    first, second = await start(world), await start(world)
+    try:
+        s = Session(world.projects, "/w/twice")
+        told = [
+            asyncio.ensure_future(c.wait_for_notification("builders/didChange"))
+            for c in (first, second)
+        ]
+        for i in range(5):
+            s.turn(f"twicetoken{i} prompt", f"twicetoken{i} answer")
+        await asyncio.wait_for(asyncio.gather(*told), TIMEOUT)
+
+        async def settled() -> dict[str, Any]:
+            while True:
+                got = await call(first, "builders/get", {"id": s.id})
+                if got["message_count"] == 10:
+                    return got
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(settled(), TIMEOUT)
+        for i in range(5):
+            for c in (first, second):
+                hits = await call(
+                    c, "search/query", {"query": f"twicetoken{i}", "all_projects": True}
+                )
+                assert hits["total_hits"] == 2  # the prompt and the answer, each once
+    finally:
+        await first.shutdown_session()
+        await second.shutdown_session()

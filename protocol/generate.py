@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from lazy.server.protocol import METHODS, Method
+from lazy.server.protocol import ERRORS, METHODS, Method
 
 HERE = Path(__file__).resolve().parent
 COMMAND = ".venv/bin/python protocol/generate.py"
@@ -269,6 +269,10 @@ def typescript(
             f"direction: {json.dumps(m.direction)} }},"
         )
     out += ["} as const;", "", "export type MethodName = keyof typeof METHODS;", ""]
+    # the sidecar's own JSON-RPC error codes (protocol.py says what each error's data holds)
+    out.append("export const ErrorCodes = {")
+    out += [f"  {name}: {code}," for name, code in ERRORS.items()]
+    out += ["} as const;", ""]
 
     consts: dict[str, str] = {}
     for m in methods:

@@ -207,6 +207,13 @@ export const METHODS = {
 
 export type MethodName = keyof typeof METHODS;
 
+export const ErrorCodes = {
+  NOT_FOUND: -32001,
+  AMBIGUOUS: -32002,
+  BAD_QUERY: -32003,
+  STORE_ERROR: -32004,
+} as const;
+
 /** A page of Builders, newest first. */
 export const BuildersList = { method: "builders/list", kind: "request" } as const;
 /** One Builder by id, session id or unique prefix. */

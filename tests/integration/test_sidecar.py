@@ -285,6 +285,13 @@ async def test_a_bad_line_is_reported_with_its_file_and_line(world: World) -> No
         assert failure["code"] == "bad-line" and failure["reason"]
         status = await call(client, "capture/status", {})
         assert status["last_failure"]["file"] == str(s.path)
+        # and the output channel says so (window/logMessage)
+
+        async def logged() -> None:
+            while not any(str(s.path) in m.message for m in client.log_messages):
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(logged(), TIMEOUT)
     finally:
         await client.shutdown_session()
 

@@ -76,6 +76,23 @@ class Sidecar(LanguageServer):
         self.event_loop.call_soon_threadsafe(self.protocol.notify, name, data)
 
 
+class _ToClient(logging.Handler):
+    """lazy's warnings and errors also go to the extension's output channel
+    (``window/logMessage``); stderr keeps everything."""
+
+    def __init__(self, ls: Sidecar) -> None:
+        super().__init__(logging.WARNING)
+        self.ls = ls
+
+    def emit(self, record: logging.LogRecord) -> None:
+        loop = self.ls.event_loop
+        if loop is None or loop.is_closed():
+            return
+        kind = lsp.MessageType.Warning if record.levelno < logging.ERROR else lsp.MessageType.Error
+        params = lsp.LogMessageParams(kind, self.format(record))
+        loop.call_soon_threadsafe(self.ls.window_log_message, params)
+
+
 def _options(raw: Any) -> dict[str, Any]:
     if raw is None:
         return {}
@@ -96,6 +113,7 @@ def create_server(home: Path | None = None) -> Sidecar:
         ls.live_capture = bool(opts.get("live_capture", True))
         extra = opts.get("extra_roots") or {}
         ls.extra_roots = {str(t): [Path(p) for p in paths] for t, paths in dict(extra).items()}
+        logging.getLogger("lazy").addHandler(_ToClient(ls))
 
     @ls.feature(lsp.INITIALIZED)
     def initialized(ls: Sidecar, _: lsp.InitializedParams) -> None:

@@ -150,8 +150,8 @@ METHODS: tuple[Method, ...] = (
            "A capture failed; the file, line and reason."),
 )  # fmt: skip
 
-# JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range)
-NOT_FOUND = -32001
-AMBIGUOUS = -32002
-BAD_QUERY = -32003
-STORE_ERROR = -32004
+# JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range); each error's
+# data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
+# bad query {part}; store error {code, detail}. Invalid params is JSON-RPC's -32602 {errors}.
+ERRORS = {"NOT_FOUND": -32001, "AMBIGUOUS": -32002, "BAD_QUERY": -32003, "STORE_ERROR": -32004}
+NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR = ERRORS.values()

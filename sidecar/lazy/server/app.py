@@ -140,4 +140,7 @@ def main() -> None:
         level=logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    # pygls logs every message it sends at INFO: a 200-message page twice over, once on
+    # stderr, would cost time and fill the extension's output channel
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     create_server().start_io()

@@ -4,8 +4,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 NODE_STAMP := tests/agents/node_modules/.installed
+EXT_STAMP := extension/node_modules/.installed
+VSIX := extension/lazy-linux-x64.vsix
+# a real VS Code (code-server) for tests/vscode, kept outside the repo (~320 MB)
+CODE_SERVER_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/lazy-test/code-server
+export LAZY_CODE_SERVER_DIR := $(abspath $(CODE_SERVER_DIR))
+CODE_SERVER_STAMP := $(CODE_SERVER_DIR)/.installed-4.100.3
+VSCODE_NODE_STAMP := tests/vscode/node_modules/.installed
 
-.PHONY: run test check bench deps clean
+.PHONY: run test check bench deps clean vsix vscode-deps test-vscode
 
 $(STAMP): pyproject.toml
 	@command -v python3 >/dev/null || { echo "python3 (>= 3.11) is required"; exit 1; }
@@ -23,6 +30,24 @@ sysdeps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tmux ripgrep >/dev/null; \
 	  else echo "tmux and ripgrep are needed: apt-get install tmux ripgrep"; exit 1; fi; fi
 
+$(EXT_STAMP): extension/package.json extension/package-lock.json
+	cd extension && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(EXT_STAMP)
+
+# the extension as VS Code installs it
+vsix $(VSIX): $(EXT_STAMP) $(shell find extension/src extension/media -type f 2>/dev/null) protocol/protocol.ts
+	cd extension && npm run package
+
+$(CODE_SERVER_STAMP): tests/vscode/install.sh
+	tests/vscode/install.sh $(CODE_SERVER_DIR)
+	touch $@
+
+$(VSCODE_NODE_STAMP): tests/vscode/package.json tests/vscode/package-lock.json
+	cd tests/vscode && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+vscode-deps: $(CODE_SERVER_STAMP) $(VSCODE_NODE_STAMP) $(VSIX)
+
 $(NODE_STAMP): tests/agents/package.json
 	cd tests/agents && npm install --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $(NODE_STAMP)
@@ -33,17 +58,23 @@ run: $(STAMP)
 	$(VENV)/bin/lazy import-conversation --tool opencode --all-projects --yes
 	$(VENV)/bin/lazy conversations --all-projects
 
-check: $(STAMP)
+check: $(STAMP) $(EXT_STAMP)
+	cd extension && npm run check
 	$(VENV)/bin/ruff check sidecar tests bench protocol
 	$(VENV)/bin/ruff format --check sidecar tests bench protocol
 	$(VENV)/bin/mypy
 	$(PY) protocol/generate.py --check
 
-test: $(STAMP) sysdeps $(NODE_STAMP) check
+test: $(STAMP) sysdeps $(NODE_STAMP) vscode-deps check
+	cd extension && npm test
 	$(VENV)/bin/pytest -q
+
+test-vscode: $(STAMP) sysdeps $(NODE_STAMP) vscode-deps
+	$(VENV)/bin/pytest -q tests/vscode
 
 bench: $(STAMP) sysdeps
 	$(PY) bench/import.py
 
 clean:
-	rm -rf $(VENV) tests/agents/node_modules
+	rm -rf $(VENV) tests/agents/node_modules extension/node_modules extension/dist $(VSIX) \
+	  tests/vscode/node_modules tests/vscode/out

@@ -1,0 +1,47 @@
+// The lazy.* settings, read once into a plain object so the rest never touches
+// WorkspaceConfiguration (and tests pass literals).
+import { isRecord } from "./decode";
+import { TOOLS, type Tool } from "./protocol";
+
+export interface Settings {
+  sidecarPath: string;
+  python: string;
+  store: string;
+  extraSourceRoots: Record<Tool, string[]>;
+  liveCapture: boolean;
+}
+
+export type SettingGetter = (key: string) => unknown;
+
+export function readSettings(get: SettingGetter): Settings {
+  const text = (key: string): string => {
+    const v = get(key);
+    return typeof v === "string" ? v.trim() : "";
+  };
+  const roots = get("extraSourceRoots");
+  const extra = { claude: [], codex: [], opencode: [] } as Record<Tool, string[]>;
+  if (isRecord(roots)) {
+    for (const tool of TOOLS) {
+      const list = roots[tool];
+      if (Array.isArray(list)) {
+        extra[tool] = list.filter((x): x is string => typeof x === "string" && x.trim() !== "");
+      }
+    }
+  }
+  const live = get("liveCapture");
+  return {
+    sidecarPath: text("sidecar.path"),
+    python: text("python"),
+    store: text("store"),
+    extraSourceRoots: extra,
+    liveCapture: typeof live === "boolean" ? live : true,
+  };
+}
+
+/** The sidecar's initializationOptions (sidecar/lazy/server/app.py). */
+export function initializationOptions(s: Settings): {
+  live_capture: boolean;
+  extra_roots: Record<Tool, string[]>;
+} {
+  return { live_capture: s.liveCapture, extra_roots: s.extraSourceRoots };
+}

@@ -1,0 +1,196 @@
+// Composition root: builds the pieces, wires the sidecar's events to them, registers the
+// commands. Decisions live in the sidecar; the modules here render and forward.
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import { BuildersProvider, type Node } from "./builders";
+import { readSettings } from "./config";
+import { isRecord } from "./decode";
+import type { DiscoveryEnv, ExecFile } from "./discovery";
+import { importConversations } from "./importer";
+import { showSearch } from "./search";
+import { Sidecar } from "./sidecar";
+import { agentRoots, findFilesNamed, sessionIdsOf } from "./sources";
+import { StatusBar } from "./status";
+import { TranscriptPanels, VIEW_TYPE } from "./transcript";
+import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
+
+const execFileText: ExecFile = (file, args) =>
+  new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 15_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(stderr.trim() || err.message));
+      else resolve(stdout);
+    });
+  });
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function workspaceFolders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+}
+
+/** A tree node, when a command was run from the view (menus pass the element). */
+function asNode(arg: unknown): Node | undefined {
+  return isRecord(arg) && typeof arg.kind === "string" && typeof arg.id === "string" ? (arg as unknown as Node) : undefined;
+}
+
+/** A command's argument: a tree node or a Builder id. */
+function builderIdOf(arg: unknown): string | undefined {
+  if (typeof arg === "string") return arg;
+  const node = asNode(arg);
+  if (node?.kind === "builder") return node.info.id;
+  if (node?.kind === "sidechain") return node.builderId;
+  return undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel("Lazy", { log: true });
+  const settings = () => readSettings((key) => vscode.workspace.getConfiguration("lazy").get(key));
+  const discoveryEnv = (): DiscoveryEnv => ({
+    pathEnv: process.env.PATH,
+    workspaceFolders: workspaceFolders(),
+    platform: process.platform,
+    homeDir: os.homedir(),
+    isExecutable,
+  });
+  const sidecar = new Sidecar({ settings, discoveryEnv, exec: execFileText, log, homeDir: os.homedir() });
+  const client = () => (sidecar.state.kind === "running" ? sidecar.client : undefined);
+
+  const builders = new BuildersProvider({ client, workspaceFolders, store: context.globalState, log });
+  const tree = vscode.window.createTreeView("lazy.builders", { treeDataProvider: builders, showCollapseAll: true });
+  const describeScope = () => {
+    tree.description = builders.showsAllProjects ? "All projects" : "Workspace";
+  };
+  describeScope();
+
+  const status = new StatusBar(vscode.window.createStatusBarItem("lazy.status", vscode.StatusBarAlignment.Left, 50), client, log);
+  const textProvider = new TranscriptTextProvider(client);
+  const panels = new TranscriptPanels({
+    extensionUri: context.extensionUri,
+    client,
+    log,
+    onOpened: (id, count) => { void builders.markOpened(id, count); },
+    openAsText: (id, sid) => { void openAsText(id, sid).catch((e: unknown) => { report("open as text", e); }); },
+  });
+
+  const report = (what: string, e: unknown): void => {
+    const msg = e instanceof Error ? e.message : String(e);
+    log.error(`${what}: ${msg}`);
+    void vscode.window.showErrorMessage(`Lazy: ${what} failed: ${msg}`);
+  };
+
+  context.subscriptions.push(
+    log,
+    sidecar,
+    builders,
+    tree,
+    status,
+    textProvider,
+    panels,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, textProvider),
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, panels),
+    sidecar.onDidChangeState((state) => {
+      void status.setSidecarState(state);
+      if (state.kind === "running") {
+        void builders.resume();
+        panels.reloadAll();
+      } else {
+        builders.clear(state.kind === "stopped" ? (state.reason ?? "The lazy sidecar stopped.") : undefined);
+      }
+    }),
+    sidecar.onBuildersDidChange((change) => {
+      builders.onBuildersDidChange(change);
+      void status.poll();
+    }),
+    sidecar.onCaptureDidFail((f) => {
+      log.warn(`capture failed: ${f.file}${f.line ? `:${f.line}` : ""}: ${f.reason} [${f.code}] ${f.detail ?? ""}`);
+      status.onCaptureDidFail(f);
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => { void builders.refresh(); }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration("lazy")) return;
+      void vscode.window.showInformationMessage("Lazy: restart the sidecar to apply the new settings?", "Restart").then((pick) => {
+        if (pick) void vscode.commands.executeCommand("lazy.restartSidecar");
+      });
+    }),
+
+    vscode.commands.registerCommand("lazy.openTranscript", async (arg?: unknown, number?: unknown, sessionId?: unknown) => {
+      const id = builderIdOf(arg);
+      if (!id) return;
+      const node = asNode(arg);
+      const sid = typeof sessionId === "string" ? sessionId : node?.kind === "sidechain" ? node.info.session_id : null;
+      await panels.open(id, typeof number === "number" ? number : null, sid).catch((e: unknown) => { report("open transcript", e); });
+    }),
+    vscode.commands.registerCommand("lazy.openAsText", async (arg?: unknown, sessionId?: unknown) => {
+      const id = builderIdOf(arg);
+      if (!id) return;
+      await openAsText(id, typeof sessionId === "string" ? sessionId : null).catch((e: unknown) => { report("open as text", e); });
+    }),
+    vscode.commands.registerCommand("lazy.copyId", async (arg?: unknown) => {
+      const id = builderIdOf(arg);
+      if (!id) return;
+      await vscode.env.clipboard.writeText(id);
+      vscode.window.setStatusBarMessage(`Copied ${id}`, 2000);
+    }),
+    vscode.commands.registerCommand("lazy.revealSourceFiles", async (arg?: unknown) => {
+      const node = asNode(arg);
+      const info = node?.kind === "builder" ? node.info : undefined;
+      if (!info) return;
+      const files = await findFilesNamed(agentRoots(info.tool, process.env, os.homedir(), settings().extraSourceRoots), sessionIdsOf(info));
+      if (files.length === 0) {
+        void vscode.window.showInformationMessage(
+          `Lazy: no source files of ${info.short_id} were found where ${info.tool} keeps them (the agent may have deleted them; lazy keeps its own copy).`,
+        );
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(
+        files.map((f) => ({ label: vscode.workspace.asRelativePath(f), description: f, file: f })),
+        { title: `Source files of ${info.short_id}`, placeHolder: "Open a file (read-only use: the agent owns it)" },
+      );
+      if (pick) await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(pick.file));
+    }),
+    vscode.commands.registerCommand("lazy.refresh", async () => {
+      await builders.refresh();
+      await status.poll();
+    }),
+    vscode.commands.registerCommand("lazy.toggleAllProjects", async () => {
+      await builders.setAllProjects(!builders.showsAllProjects);
+      describeScope();
+    }),
+    vscode.commands.registerCommand("lazy.showWorkspaceProjects", async () => {
+      await builders.setAllProjects(false);
+      describeScope();
+    }),
+    vscode.commands.registerCommand("lazy.loadMore", () => builders.loadMore()),
+    vscode.commands.registerCommand("lazy.search", () => {
+      showSearch({
+        client,
+        scope: () => builders.scope(),
+        log,
+        open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId); },
+      });
+    }),
+    vscode.commands.registerCommand("lazy.import", async () => {
+      await importConversations({ client, scope: () => builders.scope(), progress: sidecar, log });
+    }),
+    vscode.commands.registerCommand("lazy.restartSidecar", async () => {
+      builders.clear();
+      await sidecar.restart();
+    }),
+    vscode.commands.registerCommand("lazy.showLog", () => { log.show(); }),
+  );
+
+  void sidecar.start();
+}
+
+export function deactivate(): void {
+  // the Sidecar is in context.subscriptions: VS Code disposes it, which stops the client
+}

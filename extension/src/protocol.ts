@@ -1,0 +1,25 @@
+// The generated contract (protocol/protocol.ts at the repo root) is the single source of the
+// wire types and the sidecar's error codes; it is bundled by esbuild, never copied. This
+// module adds the standard JSON-RPC codes the extension also tells apart.
+import { ErrorCodes } from "../../protocol/protocol";
+
+export * from "../../protocol/protocol";
+
+/** The error codes the extension acts on: the sidecar's own, and two of JSON-RPC's. */
+export const ErrorCode = {
+  NotFound: ErrorCodes.NOT_FOUND,
+  Ambiguous: ErrorCodes.AMBIGUOUS,
+  BadQuery: ErrorCodes.BAD_QUERY,
+  StoreError: ErrorCodes.STORE_ERROR,
+  InvalidParams: -32602,
+  RequestCancelled: -32800,
+} as const;
+
+export type Tool = "claude" | "codex" | "opencode";
+export const TOOLS: readonly Tool[] = ["claude", "codex", "opencode"];
+
+/** Which projects a request covers: the workspace folders, or everything. */
+export interface Scope {
+  all_projects: boolean;
+  workspace_folders: string[];
+}

@@ -1,0 +1,255 @@
+// The transcript panels (host side): one per Builder, fed page by page from
+// transcripts/page, restored after a reload by the serializer. The page itself is built by
+// src/webview/ (bundled to dist/webview/), the only folder the webview may load from.
+import * as crypto from "node:crypto";
+import * as vscode from "vscode";
+import { describeFailure, type LazyClient } from "./client";
+import { builderLabel } from "./builders";
+import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelState } from "./messages";
+import type { BuilderInfo } from "./protocol";
+
+export const VIEW_TYPE = "lazy.transcript";
+
+export interface TranscriptDeps {
+  extensionUri: vscode.Uri;
+  client: () => LazyClient | undefined;
+  log: vscode.LogOutputChannel;
+  /** The user looked at a Builder: remember its size for the "grew" badge. */
+  onOpened(builderId: string, messageCount: number): void;
+  openAsText(builderId: string, sessionId: string | null): void;
+}
+
+export function nonce(): string {
+  return crypto.randomBytes(18).toString("base64");
+}
+
+/** The page's shell: static markup only (transcript text arrives later, as data). */
+export function transcriptHtml(opts: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${opts.cspSource}`,
+    `script-src 'nonce-${opts.nonce}'`,
+    `img-src ${opts.cspSource}`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${opts.styleUri}">
+<title>Transcript</title>
+</head>
+<body>
+<div class="toolbar">
+  <h1 id="title"></h1>
+  <div id="meta" class="meta"></div>
+  <div class="controls">
+    <select id="line" aria-label="Conversation or subagent" hidden></select>
+    <input id="find" type="search" placeholder="Find in transcript" aria-label="Find in transcript">
+    <button id="find-prev" title="Previous match (Shift+Enter)" aria-label="Previous match">&#8593;</button>
+    <button id="find-next" title="Next match (Enter)" aria-label="Next match">&#8595;</button>
+    <label><input id="only-matching" type="checkbox"> Only matching</label>
+    <span id="find-count" class="find-count"></span>
+    <button id="open-as-text" title="Open the transcript as a read-only text document">Open as text</button>
+  </div>
+</div>
+<div id="banner" class="banner" role="alert" hidden></div>
+<main id="messages"></main>
+<div id="status" class="status"></div>
+<script nonce="${opts.nonce}" src="${opts.scriptUri}"></script>
+</body>
+</html>`;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+class TranscriptPanel {
+  private builder: BuilderInfo | undefined;
+  private ready = false;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    public builderId: string,
+    private sessionId: string | null,
+    private focus: number | null,
+    private readonly deps: TranscriptDeps,
+    onDispose: () => void,
+  ) {
+    const root = vscode.Uri.joinPath(deps.extensionUri, "dist", "webview");
+    panel.webview.options = { enableScripts: true, localResourceRoots: [root] };
+    panel.webview.html = transcriptHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: nonce(),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "transcript.js")).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "transcript.css")).toString(),
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw: unknown) => { void this.receive(raw); }),
+      panel.onDidDispose(() => {
+        onDispose();
+        for (const d of this.disposables) d.dispose();
+      }),
+    );
+  }
+
+  private post(m: HostToWebview): void {
+    void this.panel.webview.postMessage(m);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const m = parseWebviewMessage(raw);
+    if (m instanceof Error) {
+      this.deps.log.warn(`transcript webview: rejected a message (${m.message})`);
+      return;
+    }
+    switch (m.type) {
+      case "ready":
+        this.ready = true;
+        await this.init();
+        return;
+      case "loadPage":
+        await this.loadPage(m.sessionId, m.start, m.count);
+        return;
+      case "openAsText":
+        this.deps.openAsText(this.builderId, m.sessionId);
+        return;
+    }
+  }
+
+  /** (Re)load the Builder and start the page over; also after the sidecar restarts. */
+  async init(): Promise<void> {
+    if (!this.ready) return;
+    const client = this.deps.client();
+    if (!client) {
+      this.post({ type: "error", message: "The lazy sidecar is not running." });
+      return;
+    }
+    try {
+      const builder = await client.request("builders/get", { id: this.builderId });
+      this.builder = builder;
+      this.builderId = builder.id;
+      this.panel.title = truncate(builderLabel(builder), 40);
+      this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus });
+      this.focus = null;
+      this.deps.onOpened(builder.id, builder.message_count);
+    } catch (e) {
+      this.post({ type: "error", message: `Could not open ${this.builderId}: ${describeFailure(e)}` });
+    }
+  }
+
+  private async loadPage(sessionId: string | null, start: number, count: number): Promise<void> {
+    const client = this.deps.client();
+    if (!client) {
+      this.post({ type: "error", message: "The lazy sidecar is not running." });
+      return;
+    }
+    try {
+      const page = await client.request("transcripts/page", {
+        builder_id: this.builderId,
+        session_id: sessionId,
+        start,
+        count,
+      });
+      this.sessionId = sessionId;
+      this.post({
+        type: "page",
+        sessionId,
+        start,
+        messages: page.messages,
+        total: page.total,
+        nextStart: page.next_start,
+      });
+      if (sessionId === null && this.builder && page.builder.message_count !== this.builder.message_count) {
+        this.builder = page.builder;
+        this.deps.onOpened(page.builder.id, page.builder.message_count);
+      }
+    } catch (e) {
+      this.post({ type: "error", message: `Could not load messages: ${describeFailure(e)}` });
+    }
+  }
+
+  reveal(number: number | null, sessionId: string | null): void {
+    if (number === null && sessionId === this.sessionId) {
+      this.panel.reveal(undefined, false);
+      return;
+    }
+    // A hidden webview is torn down and reloads when shown (no retainContextWhenHidden), and
+    // a message posted meanwhile is lost: remember the target for its next init, and also
+    // post it for a page that is still alive.
+    this.focus = number;
+    this.sessionId = sessionId;
+    const alive = this.panel.visible && this.ready && this.builder !== undefined;
+    this.panel.reveal(undefined, false);
+    if (alive) {
+      if (number !== null) this.post({ type: "reveal", sessionId, number });
+      else void this.init();
+    }
+  }
+}
+
+export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly panels = new Map<string, TranscriptPanel>();
+  private readonly resolving = new Map<string, Promise<string>>();
+
+  constructor(private readonly deps: TranscriptDeps) {}
+
+  /** Open (or bring forward) the panel of a Builder, at a message when given. */
+  async open(idOrPrefix: string, number?: number | null, sessionId?: string | null): Promise<void> {
+    let id = idOrPrefix;
+    if (!this.panels.has(id)) {
+      // a prefix or a session id: find the Builder's own id, so there is one panel per
+      // Builder; two opens at once (a click, then Enter) share one look-up
+      let lookup = this.resolving.get(idOrPrefix);
+      if (!lookup) {
+        const client = this.deps.client();
+        if (!client) throw new Error("The lazy sidecar is not running.");
+        lookup = client.request("builders/get", { id: idOrPrefix }).then((b) => b.id);
+        this.resolving.set(idOrPrefix, lookup);
+        void lookup.finally(() => this.resolving.delete(idOrPrefix)).catch(() => undefined);
+      }
+      id = await lookup;
+    }
+    const existing = this.panels.get(id);
+    if (existing) {
+      existing.reveal(number ?? null, sessionId ?? null);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, "Transcript", vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, "dist", "webview")],
+    });
+    this.track(panel, { builderId: id, sessionId: sessionId ?? null, number: number ?? null });
+  }
+
+  private track(panel: vscode.WebviewPanel, state: PanelState): void {
+    const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, () => {
+      if (this.panels.get(p.builderId) === p) this.panels.delete(p.builderId);
+    });
+    this.panels.set(state.builderId, p);
+  }
+
+  deserializeWebviewPanel(panel: vscode.WebviewPanel, raw: unknown): Thenable<void> {
+    const state = parsePanelState(raw);
+    if (!state) {
+      this.deps.log.warn("a transcript panel without a usable state was not restored");
+      panel.dispose();
+      return Promise.resolve();
+    }
+    this.track(panel, state);
+    return Promise.resolve();
+  }
+
+  /** The sidecar is back: every open panel reloads. */
+  reloadAll(): void {
+    for (const p of this.panels.values()) void p.init();
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.panel.dispose();
+    this.panels.clear();
+  }
+}

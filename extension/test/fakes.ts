@@ -1,0 +1,152 @@
+// Fakes for the seams the features depend on: the sidecar client, a QuickPick, a status bar
+// item, the log and globalState.
+import type * as vscode from "vscode";
+import type { LazyClient } from "../src/client";
+import type { BuilderInfo, RequestName, Requests } from "../src/protocol";
+import { EventEmitter } from "./mocks/vscode";
+
+type Handler<M extends RequestName> = (
+  params: Requests[M]["params"],
+  token: vscode.CancellationToken | undefined,
+) => Requests[M]["result"] | Promise<Requests[M]["result"]>;
+
+export interface Call {
+  method: RequestName;
+  params: unknown;
+  token: vscode.CancellationToken | undefined;
+}
+
+export class FakeClient implements LazyClient {
+  readonly calls: Call[] = [];
+  private readonly handlers = new Map<string, Handler<RequestName>>();
+
+  on<M extends RequestName>(method: M, handler: Handler<M>): this {
+    this.handlers.set(method, handler as unknown as Handler<RequestName>);
+    return this;
+  }
+
+  callsOf(method: RequestName): Call[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  async request<M extends RequestName>(
+    method: M,
+    params: Requests[M]["params"],
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M]["result"]> {
+    this.calls.push({ method, params, token });
+    const h = this.handlers.get(method) as Handler<M> | undefined;
+    if (!h) throw new Error(`no fake for ${method}`);
+    return await h(params, token);
+  }
+}
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function builder(id: string, over: Partial<BuilderInfo> = {}): BuilderInfo {
+  return {
+    id,
+    short_id: id.slice(0, 8),
+    tool: "claude",
+    project: "/ws/app",
+    started_at: "2025-06-12T09:00:00Z",
+    updated_at: "2025-06-12T10:00:00Z",
+    message_count: 10,
+    summary: `summary of ${id}`,
+    title: null,
+    session_ids: [id],
+    sidechains: [],
+    forked_from: null,
+    ...over,
+  };
+}
+
+export class FakeQuickPick<T extends vscode.QuickPickItem> {
+  items: readonly T[] = [];
+  selectedItems: readonly T[] = [];
+  value = "";
+  title: string | undefined;
+  placeholder: string | undefined;
+  busy = false;
+  matchOnDescription = false;
+  matchOnDetail = false;
+  hidden = false;
+  readonly changeValue = new EventEmitter<string>();
+  readonly accept = new EventEmitter<undefined>();
+  readonly hideEmitter = new EventEmitter<undefined>();
+  readonly onDidChangeValue = this.changeValue.event;
+  readonly onDidAccept = this.accept.event;
+  readonly onDidHide = this.hideEmitter.event;
+  show(): void {
+    this.hidden = false;
+  }
+  hide(): void {
+    this.hidden = true;
+    this.hideEmitter.fire(undefined);
+  }
+  dispose(): void {
+    /* nothing to free */
+  }
+  asQuickPick(): vscode.QuickPick<T> {
+    return this as unknown as vscode.QuickPick<T>;
+  }
+}
+
+export class FakeStatusBarItem {
+  text = "";
+  tooltip: string | undefined;
+  command: unknown;
+  name: string | undefined;
+  backgroundColor: unknown;
+  shown = false;
+  show(): void {
+    this.shown = true;
+  }
+  dispose(): void {
+    this.shown = false;
+  }
+  asItem(): vscode.StatusBarItem {
+    return this as unknown as vscode.StatusBarItem;
+  }
+}
+
+export class FakeLog {
+  readonly lines: string[] = [];
+  shown = false;
+  info(m: string): void {
+    this.lines.push(`info ${m}`);
+  }
+  warn(m: string): void {
+    this.lines.push(`warn ${m}`);
+  }
+  error(m: string): void {
+    this.lines.push(`error ${m}`);
+  }
+  show(): void {
+    this.shown = true;
+  }
+  asLog(): vscode.LogOutputChannel {
+    return this as unknown as vscode.LogOutputChannel;
+  }
+}
+
+export class FakeMemento {
+  readonly data = new Map<string, unknown>();
+  get(key: string): unknown {
+    return this.data.get(key);
+  }
+  update(key: string, value: unknown): Promise<void> {
+    this.data.set(key, value);
+    return Promise.resolve();
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,189 @@
+// A small stand-in for the `vscode` API: real classes where the code under test constructs
+// them (TreeItem, ThemeIcon, EventEmitter, CancellationTokenSource), recorders where it
+// calls out (window, commands). Tests replace window's functions as they need.
+ 
+
+export class Disposable {
+  constructor(private readonly fn: () => unknown) {}
+  static from(...ds: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => { ds.forEach((d) => d.dispose()); });
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export type Event<T> = (listener: (e: T) => unknown) => Disposable;
+
+export class EventEmitter<T> {
+  private listeners: ((e: T) => unknown)[] = [];
+  readonly event: Event<T> = (listener) => {
+    this.listeners.push(listener);
+    return new Disposable(() => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    });
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export interface CancellationToken {
+  isCancellationRequested: boolean;
+  onCancellationRequested: Event<unknown>;
+}
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<unknown>();
+  readonly token: CancellationToken;
+  constructor() {
+    const emitter = this.emitter;
+    this.token = { isCancellationRequested: false, onCancellationRequested: emitter.event };
+  }
+  cancel(): void {
+    if (this.token.isCancellationRequested) return;
+    this.token.isCancellationRequested = true;
+    this.emitter.fire(undefined);
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class ThemeIcon {
+  constructor(
+    readonly id: string,
+    readonly color?: ThemeColor,
+  ) {}
+}
+
+export class MarkdownString {
+  constructor(public value = "") {}
+}
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: string | MarkdownString;
+  iconPath?: ThemeIcon;
+  contextValue?: string;
+  command?: { title: string; command: string; arguments?: unknown[] };
+  constructor(
+    public label: string,
+    public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri("file", p, "");
+  }
+  static from(c: { scheme: string; path?: string; query?: string }): Uri {
+    return new Uri(c.scheme, c.path ?? "", c.query ?? "");
+  }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, [base.path, ...parts].join("/"), "");
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}${this.query ? `?${this.query}` : ""}`;
+  }
+}
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
+
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+export enum ViewColumn {
+  Active = -1,
+  One = 1,
+}
+
+export class Position {}
+
+// ---- recorders ----------------------------------------------------------------------------
+
+export interface Recorded {
+  method: string;
+  args: unknown[];
+}
+
+export const calls: Recorded[] = [];
+
+function recorder(method: string, answer?: unknown): (...args: unknown[]) => Promise<unknown> {
+  return (...args: unknown[]) => {
+    calls.push({ method, args });
+    return Promise.resolve(answer);
+  };
+}
+
+export const commands = {
+  executeCommand: recorder("commands.executeCommand"),
+  registerCommand: (_id: string, _fn: unknown) => new Disposable(() => undefined),
+};
+
+export const window = {
+  showInformationMessage: recorder("window.showInformationMessage"),
+  showWarningMessage: recorder("window.showWarningMessage"),
+  showErrorMessage: recorder("window.showErrorMessage"),
+  withProgress: (async (_o: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<unknown>) =>
+    task({ report: () => undefined }, new CancellationTokenSource().token)) as (...args: never[]) => Promise<unknown>,
+  createQuickPick: (): unknown => {
+    throw new Error("tests pass their own QuickPick");
+  },
+  createStatusBarItem: (): unknown => {
+    throw new Error("tests pass their own StatusBarItem");
+  },
+  setStatusBarMessage: recorder("window.setStatusBarMessage"),
+};
+
+export const workspace = {
+  workspaceFolders: undefined as unknown,
+  getConfiguration: () => ({ get: () => undefined }),
+};
+
+export const env = {
+  clipboard: { writeText: recorder("env.clipboard.writeText") },
+};
+
+/** Forget what was recorded and put back the default window functions. */
+export function resetMock(): void {
+  calls.length = 0;
+  window.showInformationMessage = recorder("window.showInformationMessage");
+  window.showWarningMessage = recorder("window.showWarningMessage");
+  window.showErrorMessage = recorder("window.showErrorMessage");
+  window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<unknown>) =>
+    task({ report: () => undefined }, new CancellationTokenSource().token));
+}

@@ -1,0 +1,208 @@
+import * as assert from "node:assert/strict";
+import type * as vscode from "vscode";
+import { BuildersProvider, PAGE_SIZE, type Node } from "../../src/builders";
+import type { BuilderInfo, BuildersListParams } from "../../src/protocol";
+import { builder, FakeClient, FakeMemento, sleep } from "../fakes";
+import { calls, resetMock, TreeItemCollapsibleState } from "../mocks/vscode";
+
+/** A sidecar with `n` Builders, paged by cursor = index of the next item. */
+function pagedClient(items: BuilderInfo[], allItems: BuilderInfo[] = items): FakeClient {
+  return new FakeClient().on("builders/list", (p: BuildersListParams) => {
+    const source = p.all_projects ? allItems : items;
+    const start = p.cursor ? Number(p.cursor) : 0;
+    const end = start + (p.limit ?? 50);
+    return { items: source.slice(start, end), next_cursor: end < source.length ? String(end) : null };
+  });
+}
+
+function provider(client: FakeClient, store = new FakeMemento(), folders = ["/ws/app", "/ws/lib"]) {
+  return new BuildersProvider({ client: () => client, workspaceFolders: () => folders, store, debounceMs: 5 });
+}
+
+async function labels(p: BuildersProvider, node?: Node): Promise<string[]> {
+  const children = await p.getChildren(node);
+  return children.map((c) => p.getTreeItem(c).label as string);
+}
+
+describe("Builders tree", () => {
+  beforeEach(resetMock);
+
+  it("groups by project, workspace projects first in folder order", async () => {
+    const items = [
+      builder("b1", { project: "/elsewhere/x" }),
+      builder("b2", { project: "/ws/lib" }),
+      builder("b3", { project: "/ws/app/sub" }),
+      builder("b4", { project: "/ws/app" }),
+      builder("b5", { project: null }),
+    ];
+    const p = provider(pagedClient(items));
+    assert.deepEqual(await labels(p), ["sub", "app", "lib", "x", "(no project)"]);
+    const roots = await p.getChildren();
+    const app = roots.find((n) => n.kind === "project" && n.project === "/ws/app")!;
+    assert.deepEqual(await labels(p, app), ["summary of b4"]);
+    assert.equal(p.getTreeItem(app).collapsibleState, TreeItemCollapsibleState.Expanded);
+  });
+
+  it("keeps newest-first order within a project and asks for the workspace scope", async () => {
+    const items = [builder("new"), builder("mid"), builder("old")];
+    const client = pagedClient(items);
+    const p = provider(client);
+    const [group] = await p.getChildren();
+    assert.deepEqual(await labels(p, group), ["summary of new", "summary of mid", "summary of old"]);
+    assert.deepEqual(client.callsOf("builders/list")[0]?.params, {
+      all_projects: false,
+      workspace_folders: ["/ws/app", "/ws/lib"],
+      cursor: null,
+      limit: PAGE_SIZE,
+    });
+  });
+
+  it("pages with a Load more… item until the cursor runs out", async () => {
+    const items = Array.from({ length: 120 }, (_, i) => builder(`b${String(i).padStart(3, "0")}`));
+    const client = pagedClient(items);
+    const p = provider(client);
+    let roots = await p.getChildren();
+    assert.equal(roots.at(-1)?.kind, "loadMore");
+    assert.equal(p.getTreeItem(roots.at(-1)!).command?.command, "lazy.loadMore");
+    assert.equal(p.loadedBuilders.length, 50);
+    await p.loadMore();
+    assert.equal(p.loadedBuilders.length, 100);
+    assert.equal(client.callsOf("builders/list")[1]?.params && (client.callsOf("builders/list")[1]!.params as BuildersListParams).cursor, "50");
+    await p.loadMore();
+    assert.equal(p.loadedBuilders.length, 120);
+    roots = await p.getChildren();
+    assert.ok(roots.every((n) => n.kind !== "loadMore"));
+    // a refresh keeps as many as were loaded
+    await p.refresh();
+    assert.equal((client.callsOf("builders/list").at(-1)!.params as BuildersListParams).limit, 120);
+  });
+
+  it("switches to all projects and back", async () => {
+    const mine = [builder("a1")];
+    const everyone = [builder("z9", { project: "/other" }), builder("a1")];
+    const client = pagedClient(mine, everyone);
+    const p = provider(client);
+    assert.deepEqual(await labels(p), ["app"]);
+    await p.setAllProjects(true);
+    assert.equal(p.showsAllProjects, true);
+    assert.equal((client.callsOf("builders/list").at(-1)!.params as BuildersListParams).all_projects, true);
+    assert.deepEqual(await labels(p), ["app", "other"]);
+    assert.ok(calls.some((c) => c.method === "commands.executeCommand" && c.args[0] === "setContext" && c.args[1] === "lazy.allProjects" && c.args[2] === true));
+    await p.setAllProjects(false);
+    assert.deepEqual(await labels(p), ["app"]);
+  });
+
+  it("describes a Builder: label, description, tool icon, tooltip, context value", () => {
+    const p = provider(pagedClient([]), new FakeMemento());
+    const now = new Date("2025-06-12T10:05:00Z");
+    const q = new BuildersProvider({ client: () => undefined, workspaceFolders: () => [], store: new FakeMemento(), now: () => now });
+    const item = q.builderItem(builder("0197a3c2-aaaa", { tool: "codex", summary: "", title: "A title", message_count: 1 }));
+    assert.equal(item.label, "A title");
+    assert.equal(item.description, "5 min ago · 1 msg");
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, "terminal");
+    assert.equal(item.contextValue, "builder");
+    assert.match(item.tooltip as string, /Id: 0197a3c2-aaaa/);
+    assert.deepEqual(item.command?.arguments, ["0197a3c2-aaaa"]);
+    assert.equal(q.builderItem(builder("x", { summary: "", title: null })).label, "x");
+    assert.equal(q.builderItem(builder("y", { summary: "\u001b[31mred\u001b[0m\nsummary" })).label, "red summary", "agent text, plain");
+    p.dispose();
+  });
+
+  it("shows the grew badge only when a Builder grew since it was last opened", async () => {
+    const store = new FakeMemento();
+    const p = provider(pagedClient([]), store);
+    const b = builder("b1", { message_count: 10 });
+    assert.doesNotMatch(String(p.builderItem(b).description), /●/, "never opened: no badge");
+    await p.markOpened("b1", 10);
+    assert.doesNotMatch(String(p.builderItem(b).description), /●/);
+    const grown = { ...b, message_count: 12 };
+    assert.match(String(p.builderItem(grown).description), /^● /);
+    await p.markOpened("b1", 12);
+    assert.doesNotMatch(String(p.builderItem(grown).description), /●/);
+  });
+
+  it("nests forks under the Builder they came from, and lists sidechains", async () => {
+    const items = [
+      builder("fork", { forked_from: "root" }),
+      builder("root", { sidechains: [{ session_id: "root:agent1", agent_id: "agent1", message_count: 4 }] }),
+      builder("orphan", { forked_from: "not-loaded" }),
+    ];
+    const p = provider(pagedClient(items));
+    const [group] = await p.getChildren();
+    assert.deepEqual(await labels(p, group), ["summary of root", "summary of orphan"]);
+    const root = (await p.getChildren(group))[0]!;
+    assert.equal(p.getTreeItem(root).collapsibleState, TreeItemCollapsibleState.Collapsed);
+    const kids = await p.getChildren(root);
+    assert.deepEqual(kids.map((k) => k.kind), ["builder", "sidechain"]);
+    assert.equal(p.getTreeItem(kids[1]!).label, "Subagent agent1");
+    assert.deepEqual(p.getTreeItem(kids[1]!).command?.arguments, ["root", undefined, "root:agent1"]);
+    assert.equal(p.getParent(kids[0]!), root);
+    assert.equal(p.getParent(root), group);
+  });
+
+  it("hands out the same node object for the same id across refreshes", async () => {
+    const p = provider(pagedClient([builder("b1")]));
+    const [g1] = await p.getChildren();
+    const [b1] = await p.getChildren(g1);
+    await p.refresh();
+    const [g2] = await p.getChildren();
+    const [b2] = await p.getChildren(g2);
+    assert.equal(g1, g2);
+    assert.equal(b1, b2);
+  });
+
+  it("redraws only the changed Builder when it is loaded (debounced)", async () => {
+    const items = [builder("b1"), builder("b2")];
+    const client = pagedClient(items).on("builders/get", (p) => builder(p.id, { message_count: 99 }));
+    const p = provider(client);
+    const [group] = await p.getChildren();
+    const [n1] = await p.getChildren(group);
+    const fired: (Node | undefined)[] = [];
+    p.onDidChangeTreeData((n) => fired.push(n));
+    p.onBuildersDidChange({ builder_ids: ["b1"], reason: "captured" });
+    p.onBuildersDidChange({ builder_ids: ["b1"], reason: "captured" });
+    await sleep(30);
+    assert.equal(client.callsOf("builders/get").length, 1, "two notifications, one fetch");
+    assert.deepEqual(fired, [n1]);
+    assert.equal(n1?.kind === "builder" && n1.info.message_count, 99);
+    assert.equal(client.callsOf("builders/list").length, 1, "no full reload");
+  });
+
+  it("reloads everything when a changed Builder is not loaded", async () => {
+    const client = pagedClient([builder("b1")]).on("builders/get", (p) => builder(p.id));
+    const p = provider(client);
+    await p.getChildren();
+    const fired: (Node | undefined)[] = [];
+    p.onDidChangeTreeData((n) => fired.push(n));
+    p.onBuildersDidChange({ builder_ids: ["b1", "new"], reason: "imported" });
+    await sleep(30);
+    assert.equal(client.callsOf("builders/get").length, 0);
+    assert.equal(client.callsOf("builders/list").length, 2);
+    assert.deepEqual(fired, [undefined]);
+  });
+
+  it("clears while the sidecar is down and sets lazy.empty only when really empty", async () => {
+    const p = provider(pagedClient([]));
+    assert.deepEqual(await p.getChildren(), []);
+    assert.ok(calls.some((c) => c.args[1] === "lazy.empty" && c.args[2] === true));
+    p.clear("The lazy sidecar stopped.");
+    const roots = await p.getChildren();
+    assert.equal(roots[0]?.kind, "notice");
+    assert.equal(p.getTreeItem(roots[0]).command?.command, "lazy.restartSidecar");
+    assert.equal(calls.filter((c) => c.args[1] === "lazy.empty").at(-1)?.args[2], false);
+    p.clear();
+    assert.deepEqual(await p.getChildren(), []);
+  });
+
+  it("shows a failed load as an error item with a retry", async () => {
+    const client = new FakeClient().on("builders/list", () => {
+      throw Object.assign(new Error("database is locked"), { code: -32004, data: { code: "locked", detail: "x" } });
+    });
+    const p = provider(client);
+    const roots = await p.getChildren();
+    assert.equal(roots[0]?.kind, "notice");
+    const item = p.getTreeItem(roots[0]);
+    assert.match(item.label as string, /database is locked \[locked\] x \(code -32004\)/);
+    assert.equal(item.command?.command, "lazy.refresh");
+  });
+});

@@ -1,0 +1,82 @@
+import * as assert from "node:assert/strict";
+import { parseHostMessage, parsePanelState, parseWebviewMessage } from "../../src/messages";
+import { builder } from "../fakes";
+
+describe("webview → extension messages", () => {
+  it("accepts each valid kind", () => {
+    assert.deepEqual(parseWebviewMessage({ type: "ready" }), { type: "ready" });
+    assert.deepEqual(parseWebviewMessage({ type: "loadPage", sessionId: null, start: 201, count: 200 }), {
+      type: "loadPage",
+      sessionId: null,
+      start: 201,
+      count: 200,
+    });
+    assert.deepEqual(parseWebviewMessage({ type: "loadPage", sessionId: "s:1", start: 1, count: 1 }), {
+      type: "loadPage",
+      sessionId: "s:1",
+      start: 1,
+      count: 1,
+    });
+    assert.deepEqual(parseWebviewMessage({ type: "openAsText", sessionId: null }), { type: "openAsText", sessionId: null });
+  });
+
+  it("drops fields it does not know", () => {
+    assert.deepEqual(parseWebviewMessage({ type: "ready", command: "rm -rf /" }), { type: "ready" });
+  });
+
+  const bad: [string, unknown][] = [
+    ["not an object", "ready"],
+    ["null", null],
+    ["an array", [{ type: "ready" }]],
+    ["no type", { start: 1 }],
+    ["an unknown type", { type: "runCommand", command: "x" }],
+    ["a prototype key as type", { type: "__proto__" }],
+    ["start as a string", { type: "loadPage", sessionId: null, start: "1", count: 200 }],
+    ["start zero", { type: "loadPage", sessionId: null, start: 0, count: 200 }],
+    ["a fractional start", { type: "loadPage", sessionId: null, start: 1.5, count: 200 }],
+    ["a huge count", { type: "loadPage", sessionId: null, start: 1, count: 100000 }],
+    ["no sessionId", { type: "loadPage", start: 1, count: 200 }],
+    ["sessionId a number", { type: "openAsText", sessionId: 7 }],
+  ];
+  for (const [what, value] of bad) {
+    it(`rejects ${what}`, () => {
+      const r = parseWebviewMessage(value);
+      assert.ok(r instanceof Error, JSON.stringify(r));
+    });
+  }
+});
+
+describe("extension → webview messages", () => {
+  const m = {
+    number: 1,
+    role: "user",
+    text: "<script>alert(1)</script>",
+    session_id: "s",
+    timestamp: null,
+    kinds: ["text"],
+  };
+
+  it("accepts init, page, reveal and error", () => {
+    assert.equal((parseHostMessage({ type: "init", builder: builder("b"), sessionId: null, focus: 3 }) as { type: string }).type, "init");
+    const page = parseHostMessage({ type: "page", sessionId: null, start: 1, messages: [m], total: 1, nextStart: null });
+    assert.ok(!(page instanceof Error));
+    assert.equal(page.type === "page" && page.messages[0]?.text, "<script>alert(1)</script>");
+    assert.deepEqual(parseHostMessage({ type: "reveal", sessionId: null, number: 4 }), { type: "reveal", sessionId: null, number: 4 });
+    assert.deepEqual(parseHostMessage({ type: "error", message: "x" }), { type: "error", message: "x" });
+  });
+
+  it("rejects malformed pages", () => {
+    assert.ok(parseHostMessage({ type: "page", sessionId: null, start: 1, messages: [{ ...m, number: "1" }], total: 1, nextStart: null }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "init", builder: { id: 1 }, sessionId: null, focus: null }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "reveal", sessionId: null, number: -1 }) instanceof Error);
+  });
+});
+
+describe("panel state", () => {
+  it("keeps what can restore a panel and nothing else", () => {
+    assert.deepEqual(parsePanelState({ builderId: "b", sessionId: "s", number: 12 }), { builderId: "b", sessionId: "s", number: 12 });
+    assert.deepEqual(parsePanelState({ builderId: "b", number: -3 }), { builderId: "b", sessionId: null, number: null });
+    assert.equal(parsePanelState({ sessionId: "s" }), undefined);
+    assert.equal(parsePanelState(undefined), undefined);
+  });
+});

@@ -1,0 +1,120 @@
+"""The extension in a real VS Code: a thin pytest wrapper around ``vscode.test.mjs``.
+
+The Node suite (playwright-core driving Debian's chromium against code-server 4.100.3 with the
+packaged ``.vsix`` installed) runs once per module; each of its tests is one pytest test here,
+passing or failing with the Node test's own message. A missing prerequisite skips, or fails with
+``CI=true``. Screenshots and logs land in ``tests/vscode/out/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import require
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OUT = HERE / "out"
+VSIX = Path(os.environ.get("LAZY_VSIX") or REPO / "extension" / "lazy-linux-x64.vsix")
+# Read at collection, before the autouse fixture of tests/conftest.py isolates HOME.
+CODE_SERVER_DIR = Path(
+    os.environ.get("LAZY_CODE_SERVER_DIR")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lazy-test/code-server"
+)
+CHROMIUM = Path(os.environ.get("LAZY_CHROMIUM") or "/usr/bin/chromium")
+
+# the tests of vscode.test.mjs, in their order: pytest id -> the Node test's title
+TESTS = {
+    "builders_view": "the Builders view lists the captured sessions",
+    "open_transcript": "opening a Builder shows its messages with their numbers",
+    "tool_call_expands": "a tool call expands to show its output",
+    "search_opens_message": "search finds a known phrase and opens its message",
+    "hostile_inert": "the hostile transcript renders markup, links and ANSI escapes as inert text",
+    "live_session": "a session written while VS Code is open appears without a refresh",
+    "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",
+}
+
+TAP_LINE = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b(.*))?$")
+
+
+def _unshare_works() -> bool:
+    argv = ["unshare", "--net", "--", "true"]
+    if os.geteuid() != 0:
+        argv[1:1] = ["--user", "--map-root-user"]
+    return shutil.which("unshare") is not None and subprocess.run(argv).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    entry = CODE_SERVER_DIR / "node_modules" / "code-server" / "out" / "node" / "entry.js"
+    require(VSIX.is_file(), f"the packaged extension {VSIX} (cd extension && npm run package)")
+    require(entry.is_file(), f"code-server in {CODE_SERVER_DIR} (tests/vscode/install.sh)")
+    require(CHROMIUM.is_file(), f"{CHROMIUM} (apt-get install chromium)")
+    require((HERE / "node_modules" / "playwright-core").is_dir(), "cd tests/vscode && npm ci")
+    require(
+        (REPO / "tests" / "agents" / "node_modules" / ".bin" / "claude").exists(),
+        "the claude CLI (cd tests/agents && npm install)",
+    )
+    require(_unshare_works(), "unshare --net (root, or unprivileged user namespaces)")
+    OUT.mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        "LAZY_CODE_SERVER_DIR": str(CODE_SERVER_DIR),
+        "LAZY_VSIX": str(VSIX),
+        "LAZY_VENV": str(Path(sys.executable).parent.parent),
+        "LAZY_VSCODE_TMP": str(tmp_path_factory.mktemp("vscode")),
+        "LAZY_VSCODE_OUT": str(OUT),
+    }
+    proc = subprocess.run(
+        [
+            "node",
+            "--test",
+            "--test-concurrency=1",
+            "--test-reporter=tap",
+            "--test-reporter-destination=stdout",
+            "--test-reporter=spec",
+            f"--test-reporter-destination={OUT / 'spec.txt'}",
+            "vscode.test.mjs",
+        ],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    (OUT / "results.tap").write_text(proc.stdout)
+    results: dict[str, tuple[str, str]] = {}
+    current: str | None = None
+    for line in proc.stdout.splitlines():
+        m = TAP_LINE.match(line)
+        if m:
+            verdict, title, directive, reason = m.groups()
+            status = "skip" if directive == "SKIP" else verdict
+            current = title
+            results[title] = (status, (reason or "").strip())
+        elif current and line.startswith("  ") and results[current][0] == "not ok":
+            status, detail = results[current]
+            results[current] = (status, detail + line[2:] + "\n")
+        elif not line.startswith(" "):
+            current = None
+    if not results:
+        pytest.fail(f"node --test reported nothing (rc={proc.returncode}):\n{proc.stderr[-4000:]}")
+    results["__stderr__"] = ("", proc.stderr[-4000:])
+    return results
+
+
+@pytest.mark.parametrize("title", list(TESTS.values()), ids=list(TESTS))
+def test_vscode(node_results: dict[str, tuple[str, str]], title: str) -> None:
+    if title not in node_results:
+        pytest.fail(f"not run by vscode.test.mjs\n{node_results['__stderr__'][1]}")
+    status, detail = node_results[title]
+    if status == "skip":
+        pytest.skip(detail)
+    assert status == "ok", detail

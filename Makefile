@@ -57,6 +57,8 @@ run: $(STAMP)
 	$(VENV)/bin/lazy import-conversation --tool codex --all-projects --yes
 	$(VENV)/bin/lazy import-conversation --tool opencode --all-projects --yes
 	$(VENV)/bin/lazy conversations --all-projects
+	@if command -v code >/dev/null; then $(MAKE) vsix && code --install-extension $(VSIX); \
+	  else echo "(no 'code' command: make vsix builds $(VSIX) to install by hand)"; fi
 
 check: $(STAMP) $(EXT_STAMP)
 	cd extension && npm run check

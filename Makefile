@@ -34,8 +34,14 @@ $(EXT_STAMP): extension/package.json extension/package-lock.json
 	cd extension && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $(EXT_STAMP)
 
+# the sidecar and what it imports, for Linux x86-64 and Python 3.11-3.13, carried by the .vsix
+BUNDLE_STAMP := extension/bundled/.bundled
+$(BUNDLE_STAMP): $(STAMP) pyproject.toml extension/scripts/bundle_sidecar.py $(shell find sidecar/lazy -name '*.py')
+	$(PY) extension/scripts/bundle_sidecar.py . extension/bundled
+	touch $@
+
 # the extension as VS Code installs it
-vsix $(VSIX): $(EXT_STAMP) $(shell find extension/src extension/media -type f 2>/dev/null) protocol/protocol.ts
+vsix $(VSIX): $(EXT_STAMP) $(BUNDLE_STAMP) $(shell find extension/src extension/media -type f 2>/dev/null) protocol/protocol.ts
 	cd extension && npm run package
 
 $(CODE_SERVER_STAMP): tests/vscode/install.sh
@@ -78,5 +84,5 @@ bench: $(STAMP) sysdeps
 	$(PY) bench/import.py
 
 clean:
-	rm -rf $(VENV) tests/agents/node_modules extension/node_modules extension/dist $(VSIX) \
+	rm -rf $(VENV) tests/agents/node_modules extension/node_modules extension/dist $(VSIX) extension/bundled \
 	  tests/vscode/node_modules tests/vscode/out

@@ -1,10 +1,11 @@
 // Where the sidecar comes from, in a fixed order the user can reason about:
-// lazy.sidecar.path > lazy.python > `lazy` on PATH > the workspace's .venv > nothing.
+// lazy.sidecar.path > lazy.python > `lazy` on PATH > the workspace's .venv > the copy bundled
+// in the .vsix (run by a Python 3.11+ on PATH) > nothing.
 // Pure over an injected file probe so the order is unit-tested without a file system.
 import * as path from "node:path";
 import type { Settings } from "./config";
 
-export type SidecarSource = "setting" | "python" | "path" | "workspace-venv";
+export type SidecarSource = "setting" | "python" | "path" | "workspace-venv" | "bundled";
 
 export interface SidecarCommand {
   source: SidecarSource;
@@ -12,6 +13,8 @@ export interface SidecarCommand {
   args: string[];
   /** The Python to check (version, `import lazy`) before starting; lazy.python only. */
   python?: string;
+  /** The bundled sidecar's folder (its Python's packages are chosen by version). */
+  bundled?: string;
 }
 
 export type Discovery =
@@ -25,6 +28,8 @@ export interface DiscoveryEnv {
   platform: NodeJS.Platform;
   homeDir: string;
   isExecutable(file: string): boolean;
+  /** The extension's `bundled` folder, when the .vsix carries the sidecar. */
+  bundledDir?: string;
 }
 
 export function expandHome(p: string, home: string): string {
@@ -86,7 +91,50 @@ export function findSidecar(settings: Settings, env: DiscoveryEnv): Discovery {
       return { kind: "found", sidecar: { source: "workspace-venv", command: bin, args: SIDECAR_ARGS } };
     }
   }
+  if (env.bundledDir) {
+    for (const name of BUNDLED_PYTHONS) {
+      const python = whichOnPath(name, env);
+      if (python) {
+        return {
+          kind: "found",
+          sidecar: { source: "bundled", command: python, args: PYTHON_SIDECAR_ARGS, bundled: env.bundledDir },
+        };
+      }
+    }
+    return {
+      kind: "missing",
+      problem: "lazy's sidecar needs Python 3.11 or newer on PATH (python3.11, python3.12, python3.13 or python3), or set lazy.python.",
+    };
+  }
   return { kind: "missing" };
+}
+
+// the Pythons the bundled sidecar has packages for, newest first; then whatever python3 is
+const BUNDLED_PYTHONS = ["python3.13", "python3.12", "python3.11", "python3"];
+export const BUNDLED_VERSIONS = ["3.11", "3.12", "3.13"];
+
+/** PYTHONPATH for the bundled sidecar under ``python`` (its common packages and those built
+ * for its version), or a message saying why that Python cannot run it. */
+export async function bundledPythonPath(
+  bundled: string,
+  python: string,
+  exec: ExecFile,
+): Promise<{ pythonPath: string } | { problem: string }> {
+  let out: string;
+  try {
+    out = await exec(python, ["-c", "import sys; print(sys.version_info[:2])"]);
+  } catch (e) {
+    return { problem: `${python} could not be run (${errorText(e)}); set lazy.python to a Python 3.11 or newer.` };
+  }
+  const m = /\((\d+),\s*(\d+)\)/.exec(out);
+  const version = m ? `${m[1]}.${m[2]}` : "unknown";
+  if (!BUNDLED_VERSIONS.includes(version)) {
+    return {
+      problem: `${python} is Python ${version}; the sidecar in this extension is built for Python ${BUNDLED_VERSIONS.join(", ")}. Install one of them, or install lazy (pip install lazy-builders) and set lazy.python.`,
+    };
+  }
+  const tag = `cp${version.replace(".", "")}`;
+  return { pythonPath: [path.join(bundled, "common"), path.join(bundled, tag)].join(path.delimiter) };
 }
 
 /** Runs a program and returns its stdout; rejects with its stderr when it fails. */
@@ -126,8 +174,10 @@ export function sidecarEnv(
   settings: Settings,
   base: NodeJS.ProcessEnv,
   homeDir: string,
+  pythonPath?: string,
 ): NodeJS.ProcessEnv {
   const env = { ...base };
+  if (pythonPath) env.PYTHONPATH = pythonPath;
   if (settings.store) env.LAZY_HOME = expandHome(settings.store, homeDir);
   // stdout is the protocol: keep Python from buffering it or writing anything else there
   env.PYTHONUNBUFFERED = "1";

@@ -2,6 +2,7 @@
 // commands. Decisions live in the sidecar; the modules here render and forward.
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
+import * as path from "node:path";
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { BuildersProvider, type Node } from "./builders";
@@ -33,6 +34,12 @@ function isExecutable(file: string): boolean {
   }
 }
 
+/** The sidecar the .vsix carries (`make vsix`), when it does. */
+function bundledDir(extensionPath: string): string | undefined {
+  const dir = path.join(extensionPath, "bundled");
+  return fs.existsSync(path.join(dir, "common", "lazy", "cli", "main.py")) ? dir : undefined;
+}
+
 function workspaceFolders(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
 }
@@ -60,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
     platform: process.platform,
     homeDir: os.homedir(),
     isExecutable,
+    bundledDir: bundledDir(context.extensionUri.fsPath),
   });
   const sidecar = new Sidecar({ settings, discoveryEnv, exec: execFileText, log, homeDir: os.homedir() });
   const client = () => (sidecar.state.kind === "running" ? sidecar.client : undefined);

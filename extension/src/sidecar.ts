@@ -20,6 +20,7 @@ import { typedClient, type LazyClient } from "./client";
 import { initializationOptions, type Settings } from "./config";
 import { DecodeError, NOTIFICATION_DECODERS } from "./decode";
 import {
+  bundledPythonPath,
   checkPython,
   findSidecar,
   sidecarEnv,
@@ -119,10 +120,21 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
         return;
       }
     }
-    await this.launch(sidecar, settings);
+    let pythonPath: string | undefined;
+    if (sidecar.bundled) {
+      const got = await bundledPythonPath(sidecar.bundled, sidecar.command, this.deps.exec);
+      if ("problem" in got) {
+        this.deps.log.error(got.problem);
+        void vscode.window.showErrorMessage(got.problem);
+        this.setState({ kind: "missing", problem: got.problem });
+        return;
+      }
+      pythonPath = got.pythonPath;
+    }
+    await this.launch(sidecar, settings, pythonPath);
   }
 
-  private async launch(sidecar: SidecarCommand, settings: Settings): Promise<void> {
+  private async launch(sidecar: SidecarCommand, settings: Settings, pythonPath?: string): Promise<void> {
     const log = this.deps.log;
     log.info(`starting the sidecar (${sidecar.source}): ${sidecar.command} ${sidecar.args.join(" ")}`);
     // no `transport`: with TransportKind.stdio the client would append --stdio to the
@@ -130,7 +142,7 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: sidecar.command,
       args: sidecar.args,
-      options: { env: sidecarEnv(settings, process.env, this.deps.homeDir) },
+      options: { env: sidecarEnv(settings, process.env, this.deps.homeDir, pythonPath) },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import type { Settings } from "../../src/config";
 import { readSettings, initializationOptions } from "../../src/config";
-import { checkPython, findSidecar, sidecarEnv, type DiscoveryEnv } from "../../src/discovery";
+import { bundledPythonPath, checkPython, findSidecar, sidecarEnv, type DiscoveryEnv } from "../../src/discovery";
 
 const base: Settings = {
   sidecarPath: "",
@@ -122,5 +122,34 @@ describe("settings", () => {
     assert.equal(s.python, "");
     assert.deepEqual(s.extraSourceRoots, { claude: ["/a"], codex: [], opencode: [] });
     assert.deepEqual(initializationOptions(s), { live_capture: false, extra_roots: { claude: ["/a"], codex: [], opencode: [] } });
+  });
+});
+
+
+describe("the sidecar bundled in the .vsix", () => {
+  it("comes last, run by the newest Python 3.11+ on PATH", () => {
+    const d = findSidecar(base, env(["/usr/bin/python3", "/usr/bin/python3.12"], { bundledDir: "/ext/bundled" }));
+    assert.ok(d.kind === "found");
+    assert.equal(d.sidecar.source, "bundled");
+    assert.equal(d.sidecar.command, "/usr/bin/python3.12");
+    assert.equal(d.sidecar.bundled, "/ext/bundled");
+    assert.deepEqual(d.sidecar.args, ["-m", "lazy.cli.main", "sidecar"]);
+    // anything the user installed or configured wins
+    const onPath = findSidecar(base, env(["/usr/local/bin/lazy", "/usr/bin/python3"], { bundledDir: "/ext/bundled" }));
+    assert.ok(onPath.kind === "found" && onPath.sidecar.source === "path");
+  });
+
+  it("without a Python on PATH says what to install", () => {
+    const d = findSidecar(base, env([], { bundledDir: "/ext/bundled" }));
+    assert.ok(d.kind === "missing" && d.problem?.includes("Python 3.11"));
+  });
+
+  it("puts the common packages and its Python's own on PYTHONPATH", async () => {
+    const got = await bundledPythonPath("/ext/bundled", "/usr/bin/python3", () => Promise.resolve("(3, 12)\n"));
+    assert.deepEqual(got, { pythonPath: "/ext/bundled/common:/ext/bundled/cp312" });
+    const old = await bundledPythonPath("/ext/bundled", "/usr/bin/python3", () => Promise.resolve("(3, 10)\n"));
+    assert.ok("problem" in old && old.problem.includes("Python 3.10"));
+    const env = sidecarEnv(base, {}, "/home/u", "/ext/bundled/common:/ext/bundled/cp312");
+    assert.equal(env.PYTHONPATH, "/ext/bundled/common:/ext/bundled/cp312");
   });
 });

@@ -1,0 +1,123 @@
+"""Capturing an OpenCode session: its records, not lines.
+
+OpenCode edits records in place (a part's text grows while it streams, a tool's state moves
+from pending to completed), so a session is re-read whole when its stamp changes. Every
+version of every record is archived verbatim; messages are rewritten to the newest version,
+and a message the source no longer has is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+from lazy.builders import refresh
+from lazy.capture.discovery import opencode_key
+from lazy.capture.pipeline import CaptureResult, _apply
+from lazy.model import ReadBatch
+from lazy.sources.opencode import Record, SessionRef, load_session, read
+from lazy.store import Store, now_iso
+from lazy.store.archive import compress_raw, decompress
+
+
+def capture_session(
+    store: Store, data_dir: Path, ref: SessionRef, *, regroup: bool = True
+) -> CaptureResult:
+    key = opencode_key(ref)
+    result = CaptureResult(key, ref.session_id, "unchanged")
+    seen = store.conn.execute("SELECT stamp FROM source_files WHERE path=?", (key,)).fetchone()
+    if seen is not None and seen[0] == ref.stamp:
+        return result
+    records, problems = load_session(data_dir, ref)
+    batch = _said(read(records))
+    batch.quarantine += problems
+    result.quarantined = list(batch.quarantine)
+    with store.write() as c:
+        file_id = _upsert_source(c, key, ref, len(records))
+        archived = _archive(c, file_id, records)
+        added, updated, touched = _apply(c, batch, key, "opencode", 0, replace=True)
+    result.messages_added, result.messages_updated = added, updated
+    result.bytes_read = archived
+    result.sessions = touched
+    result.status = "captured" if touched else ("empty" if seen is None else "unchanged")
+    if problems:
+        q = problems[0]
+        store.log(
+            "warning",
+            f"{len(problems)} OpenCode record(s) could not be read; {q.origin}: {q.reason}",
+            path=key,
+            session_id=ref.session_id,
+            code="BAD_RECORD",
+        )
+    if regroup and touched:
+        refresh(store)
+    return result
+
+
+def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> int:
+    c.execute(
+        "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, stamp,"
+        " read_offset, lines_read, updated_at) VALUES (?, 'opencode', ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
+        " stamp=excluded.stamp, read_offset=excluded.read_offset,"
+        " lines_read=excluded.lines_read, updated_at=excluded.updated_at",
+        (
+            key,
+            ref.session_id,
+            ref.session_id if ref.parent_id else None,
+            n,
+            (ref.updated_ms or 0) * 1_000_000,
+            ref.stamp,
+            n,
+            n,
+            now_iso(),
+        ),
+    )
+    return int(c.execute("SELECT id FROM source_files WHERE path=?", (key,)).fetchone()[0])
+
+
+def _archive(c: sqlite3.Connection, file_id: int, records: list[Record]) -> int:
+    """Keep each record version not yet kept; returns the bytes newly archived."""
+    have = set(
+        c.execute("SELECT record_id, hash FROM raw_records WHERE file_id=?", (file_id,)).fetchall()
+    )
+    now = now_iso()
+    rows = []
+    for r in records:
+        digest = hashlib.blake2b(r.data, digest_size=16).digest()
+        if (r.id, digest) not in have:
+            have.add((r.id, digest))
+            rows.append(
+                (file_id, r.id, r.kind, digest, r.origin, compress_raw(r.data), now, len(r.data))
+            )
+    c.executemany(
+        "INSERT OR IGNORE INTO raw_records(file_id, record_id, kind, hash, origin, data, seen_at)"
+        " VALUES (?,?,?,?,?,?,?)",
+        [row[:7] for row in rows],
+    )
+    return sum(row[7] for row in rows)
+
+
+def rederive_records(c: sqlite3.Connection, file_id: int, key: str) -> int:
+    """Re-read a session from the newest archived version of each of its records."""
+    records = []
+    for kind, record_id, origin, data in c.execute(
+        "SELECT kind, record_id, origin, data FROM raw_records WHERE id IN"
+        " (SELECT MAX(id) FROM raw_records WHERE file_id=? GROUP BY record_id)",
+        (file_id,),
+    ):
+        records.append(Record(kind, record_id, "", decompress(data), origin))
+    sid = c.execute("SELECT session_id FROM source_files WHERE id=?", (file_id,)).fetchone()[0]
+    for r in records:
+        r.session_id = sid
+    order = {"session": 0, "message": 1, "part": 2}
+    records.sort(key=lambda r: (order.get(r.kind, 3), r.id))
+    return _apply(c, _said(read(records)), key, "opencode", 0, replace=True)[0]
+
+
+def _said(batch: ReadBatch) -> ReadBatch:
+    """Messages with nothing in them yet (an answer whose parts are still to come) wait."""
+    for key, parts in batch.parts.items():
+        batch.parts[key] = [p for p in parts if p.blocks]
+    return batch

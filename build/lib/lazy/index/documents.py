@@ -1,0 +1,173 @@
+"""What a stored message, or memory, becomes in the index.
+
+A message's text is split in two: the conversation (what the user and the agent said, and
+the reasoning) and the machinery (tool calls, tool output, harness text); ``schema.document``
+turns both and the filters' values into the JSON tantivy takes. A memory (``lazy import``)
+is its content, with the filters' values of the message and session it was made from. A
+document's id is the message's id, or minus the memory's rowid.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from lazy.blocks import render_block
+from lazy.index.schema import MACHINE_ROLES, document
+from lazy.store import parse_iso
+from lazy.store.archive import unpack_blocks
+
+# the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
+# measurable part of a rebuild (a time without a zone is UTC to both)
+_DOC_SQL = (
+    "SELECT m.id, m.builder_id, b.rowid, m.session_id, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER),"
+    " m.model, m.text, m.blocks, m.meta, s.tool, s.project"
+    " FROM messages m JOIN sessions s ON s.id = m.session_id"
+    " LEFT JOIN builders b ON b.id = m.builder_id WHERE {}"
+)
+
+
+def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
+    """(the conversation: words and reasoning; the machinery: tool calls, tool output and
+    harness text) of a stored message, as the index holds them."""
+    if packed is None:  # one text block: the text column
+        return ("", text) if meta else (text, "")
+    said: list[str] = []
+    tools: list[str] = []
+    for b in unpack_blocks(packed, text):
+        rendered = _call_words(b) if b["type"] == "tool_use" else render_block(b)
+        if rendered:
+            (said if not meta and b["type"] in ("text", "thinking") else tools).append(rendered)
+    return "\n\n".join(said), "\n\n".join(tools)
+
+
+def texts_of(role: str, text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
+    """``split_text``, and all of it machinery for a tool call or result, whatever blocks
+    it has: those roles are out of the default scope."""
+    conversation, machinery = split_text(text, packed, meta)
+    if role in MACHINE_ROLES and conversation:
+        return "", f"{conversation}\n\n{machinery}" if machinery else conversation
+    return conversation, machinery
+
+
+def _call_words(block: dict[str, Any]) -> str:
+    """A tool call as its name and the values of its arguments, one per line, unescaped:
+    its JSON would index every key of every call and join an escaped newline to the next
+    word (``\\nexport``)."""
+    return "\n".join([str(block.get("name") or ""), *_leaves(block.get("input"))])
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    elif value is not None:
+        yield str(value)
+
+
+def _document(
+    mid: int,
+    bid: str | None,
+    builder_row: int | None,
+    session: str,
+    role: str,
+    ts: str | None,
+    seconds: int | None,
+    model: str | None,
+    text: str,
+    packed: bytes | None,
+    meta: int,
+    tool: str,
+    project: str | None,
+) -> str | None:
+    if bid is None:
+        return None  # not placed in a Builder yet: the regroup that places it requeues it
+    conversation, machinery = texts_of(role, text, packed, bool(meta))
+    return document(
+        doc_id=mid,
+        ts=_seconds(ts, seconds),
+        builder=bid,
+        # a Builder without its row (never seen: both are written in one transaction) gets
+        # a number of its own, so the message is grouped alone rather than lost
+        builder_row=builder_row if builder_row is not None else -mid,
+        session=session,
+        tool=tool,
+        role=role,
+        project=project,
+        model=model,
+        text=conversation,
+        tools=machinery,
+    )
+
+
+def prepare(conn: sqlite3.Connection, lo: int, hi: int) -> list[str]:
+    """The documents with ids ``lo``..``hi`` (both of one sign): messages placed in a
+    Builder, or memories of sessions that are."""
+    if lo < 0:
+        rows = conn.execute(_MEMORY_SQL, (-hi, -lo))
+        return [doc for row in rows if (doc := _memory_document(*row)) is not None]
+    sql = _DOC_SQL.format("m.id BETWEEN ? AND ?") + " ORDER BY m.id"
+    return [doc for row in conn.execute(sql, (lo, hi)) if (doc := _document(*row)) is not None]
+
+
+def _meta(field: str) -> str:
+    return f"json_extract(mem.meta, '$.{field}')"
+
+
+# a memory's session is the one its meta names (a Claude subagent's memories name the parent)
+MEMORY_FROM = (
+    "FROM memories mem"
+    f" LEFT JOIN sessions s ON s.id = {_meta('source_session_id')}"
+    " LEFT JOIN builders b ON b.id = s.builder_id"
+)
+_MEMORY_SQL = (
+    f"SELECT mem.rowid, s.builder_id, b.rowid, s.id, {_meta('source_message_role')},"
+    " mem.temporal, CAST(strftime('%s', mem.temporal) AS INTEGER),"
+    f" {_meta('source_model')}, mem.content, s.tool, s.project"
+    f" {MEMORY_FROM} WHERE mem.rowid BETWEEN ? AND ? ORDER BY mem.rowid"
+)
+
+
+def _memory_document(
+    rowid: int,
+    bid: str | None,
+    builder_row: int | None,
+    session: str | None,
+    role: str | None,
+    temporal: str | None,
+    seconds: int | None,
+    model: str | None,
+    content: str,
+    tool: str | None,
+    project: str | None,
+) -> str | None:
+    if bid is None or tool is None:
+        return None  # its session is gone or not in a Builder: nothing to show it under
+    return document(
+        doc_id=-rowid,
+        ts=_seconds(temporal, seconds),
+        builder=bid,
+        builder_row=builder_row if builder_row is not None else -(1 << 40) - rowid,
+        session=session,
+        tool=tool,
+        role=role or "assistant",
+        kind="memory",
+        project=project,
+        model=model,
+        text=content,
+    )
+
+
+def _seconds(ts: str | None, seconds: int | None) -> int | None:
+    """Whole seconds of ``ts``: as SQLite read it, else (a form it does not read) Python."""
+    if seconds is None and ts:
+        when = parse_iso(ts)
+        seconds = math.floor(when.timestamp()) if when is not None else None
+    return seconds

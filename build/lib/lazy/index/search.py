@@ -1,0 +1,192 @@
+"""Running a query: BM25, then recency; hits grouped by Builder with a highlighted snippet.
+
+The index answers which messages match and how well; everything shown comes from the
+store, a few rows per search by primary key, so a Builder regrouped since its messages were
+indexed is shown as it is now.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+import tantivy
+
+from lazy.index.documents import MEMORY_FROM, texts_of
+from lazy.index.indexer import SearchIndex
+from lazy.index.query import compile as compile_query
+from lazy.index.query import parse
+from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
+from lazy.model import SearchGroup, SearchHit, SearchResults
+from lazy.store.queries import short_id
+
+POOL = 60  # top documents ranked first: Builders' best messages are mostly among them
+DEEPER = 16  # when they fill too few Builders: this many times more, once
+
+
+def search(
+    ix: SearchIndex,
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    limit: int = 10,
+    per_builder: int = 3,
+    now: datetime | None = None,
+) -> SearchResults:
+    """Builders with matching messages, best first; raises ``QueryError`` on a bad query."""
+    parsed = parse(query, now)
+    searcher = ix.searcher()  # reloaded first: compiling asks the index what it holds
+    compiled = compile_query(parsed, ix.index)
+    pool = max(POOL, limit * per_builder * 2)
+    found = searcher.search(compiled, pool, count=True)
+    total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
+    chosen = _choose(searcher, found.hits, limit, per_builder)
+    if len(chosen) < limit < total and len(found.hits) == pool:
+        # a few Builders hold all the best messages: look deeper for the next ones
+        deeper = searcher.search(compiled, min(total, pool * DEEPER), count=False)
+        chosen = _choose(searcher, deeper.hits, limit, per_builder)
+    ids = [mid for hits in chosen for mid, _ in hits]
+    shown = {
+        r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT m.id, m.builder_id, m.session_id, m.number, m.role, m.ts, s.kind, m.text,"
+            " m.blocks, m.meta FROM messages m JOIN sessions s ON s.id = m.session_id"
+            " WHERE m.id IN ({})",
+            [i for i in ids if i > 0],
+        )
+    }
+    shown |= {
+        -r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT mem.rowid, s.builder_id, s.id, m.number, json_extract(mem.meta,"
+            " '$.source_message_role'), mem.temporal, s.kind, mem.content, mem.tree, mem.name"
+            f" {MEMORY_FROM} LEFT JOIN messages m ON m.session_id = s.id"
+            " AND m.key = json_extract(mem.meta, '$.source_message_id')"
+            " WHERE mem.rowid IN ({})",
+            [-i for i in ids if i < 0],
+        )
+    }
+    builders = {
+        r[0]: r[1:]
+        for r in _rows(
+            conn,
+            "SELECT id, started_at, project, tool, summary FROM builders WHERE id IN ({})",
+            list({r[1] for r in shown.values() if r[1] is not None}),
+        )
+    }
+    marks = pattern(parsed.terms())
+    hits_of: dict[str, list[SearchHit]] = {}
+    best: dict[str, float] = {}
+    for hits in chosen:
+        for mid, score in hits:
+            row = shown.get(mid)
+            if row is None or row[1] is None:  # gone, or not in a Builder, since indexed
+                continue
+            best.setdefault(row[1], score)
+            hit = (
+                _hit(row, score, marks, parsed.fields)
+                if mid > 0
+                else _memory_hit(row, score, marks)
+            )
+            hits_of.setdefault(row[1], []).append(hit)
+    groups = []
+    for bid, hits_shown in hits_of.items():
+        started, project, tool, summary = builders.get(bid) or (None, None, "?", "")
+        groups.append(
+            SearchGroup(
+                builder_id=bid,
+                short_id=short_id(bid),
+                started_at=started,
+                project=project,
+                tool=tool,
+                summary=summary or "",
+                score=best[bid],
+                hits=hits_shown,
+            )
+        )
+    return SearchResults(query=query, total_hits=total, groups=groups)
+
+
+def _choose(
+    searcher: tantivy.Searcher, hits: list[tuple[float, Any]], limit: int, per_builder: int
+) -> list[list[tuple[int, float]]]:
+    """The best ``per_builder`` (message id, score) of each of the best ``limit`` Builders:
+    BM25 first, then the newer message; Builders by their best message."""
+    addresses = [address for _, address in hits]
+    ids = searcher.fast_field_values("doc_id", addresses)
+    keys = searcher.fast_field_values("builder", addresses)
+    scores = [score for score, _ in hits]
+    if len(set(scores)) < len(scores):  # ties, broken by recency
+        times = searcher.fast_field_values("ts", addresses)
+    else:
+        times = [0] * len(hits)
+    ranked = sorted(
+        zip(hits, ids, keys, times, strict=True),
+        key=lambda h: (-h[0][0], -(h[3] or 0)),
+    )
+    chosen: dict[int, list[tuple[int, float]]] = {}
+    for (score, _), mid, key, _ts in ranked:
+        if not isinstance(mid, int) or not isinstance(key, int):
+            continue  # every document has both
+        picked = chosen.get(key)
+        if picked is None:
+            if len(chosen) == limit:
+                continue
+            picked = chosen[key] = []
+        if len(picked) < per_builder:
+            picked.append((mid, round(float(score), 4)))
+    return list(chosen.values())
+
+
+def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
+    if not ids:
+        return []
+    return conn.execute(sql.format(",".join("?" * len(ids))), ids).fetchall()
+
+
+def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -> SearchHit:
+    _, _, sid, number, role, ts, kind, text, packed, meta = row
+    conversation, machinery = texts_of(role, text, packed, bool(meta))
+    texts = {"text": conversation, "tools": machinery}
+    passage, field = "", fields[0]
+    ranges: list[tuple[int, int]] = []
+    for name in fields:  # the first field searched that shows a match
+        passage, ranges = snippet(texts[name], marks)
+        if passage:
+            field = name
+            break
+    if not passage:  # matched by filters alone: show the message's start
+        field = "text" if conversation else "tools"
+        passage = texts[field][:SNIPPET_CHARS]
+    return SearchHit(
+        number=number or 0,
+        role=role,
+        session_id=sid,
+        timestamp=ts,
+        score=score,
+        snippet=passage,
+        highlights=ranges,
+        sidechain=kind == "sidechain",
+        field="conversation" if field == "text" else "tools",
+    )
+
+
+def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
+    _, _, sid, number, role, temporal, kind, content, tree, name = row
+    passage, ranges = snippet(content, marks)
+    return SearchHit(
+        number=number or 0,
+        role=role or "assistant",
+        session_id=sid,
+        timestamp=temporal,
+        score=score,
+        snippet=passage or content[:SNIPPET_CHARS],
+        highlights=ranges,
+        sidechain=kind == "sidechain",
+        field="memory",
+        kind="memory",
+        memory_path=f"{tree}/{name}",
+    )

@@ -1,0 +1,146 @@
+"""The sidecar: lazy's store, search index and live capture served to the VS Code
+extension over stdio (``lazy sidecar``, pygls 2). stdout is the protocol; logs go to stderr
+and, as ``window/logMessage``, to the extension's output channel.
+
+One feature module per domain (builders, transcripts, search, imports, capture) registers
+its methods of ``protocol.METHODS``. Requests run in worker threads, each with its own
+store connection and index handle; notifications are sent from the event loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+from pydantic import BaseModel
+from pygls.lsp.server import LanguageServer
+
+from lazy.index.indexer import SearchIndex
+from lazy.server.rpc import BY_NAME, converter
+from lazy.store import Store
+from lazy.store.db import lazy_home
+
+if TYPE_CHECKING:
+    from lazy.server.capture import LiveCapture
+
+log = logging.getLogger("lazy.server")
+VERSION = "0.1.0"
+
+
+class Sidecar(LanguageServer):
+    def __init__(self, home: Path) -> None:
+        super().__init__("lazy", VERSION, converter_factory=converter)
+        self.home = home
+        self.extra_roots: dict[str, list[Path]] = {}
+        self.live_capture = True
+        self.capture: LiveCapture | None = None
+        self.event_loop: asyncio.AbstractEventLoop | None = None
+        self._local = threading.local()
+
+    def store(self) -> Store:
+        """This thread's connection to the store."""
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = Store.open(self.home)
+        return store
+
+    def index(self) -> SearchIndex:
+        """This thread's handle on the index, caught up with the store."""
+        ix: SearchIndex | None = getattr(self._local, "index", None)
+        if ix is None:
+            ix = self._local.index = SearchIndex.open(self.home)
+            if ix.rebuilt:
+                log.warning("rebuilding the search index from the store: %s", ix.rebuilt)
+        ix.catch_up(self.store())
+        return ix
+
+    def index_caught_up(self) -> None:
+        """Index what was just captured; another process holding the writer does it."""
+        self.index()
+
+    def client_supports_progress(self) -> bool:
+        caps = self.client_capabilities
+        return bool(caps and caps.window and caps.window.work_done_progress)
+
+    def notify(self, name: str, payload: BaseModel) -> None:
+        """A notification of the protocol, from any thread."""
+        assert BY_NAME[name].kind == "notification", name
+        data = payload.model_dump(mode="json")
+        if self.event_loop is None:
+            return  # not initialized: no client to tell
+        self.event_loop.call_soon_threadsafe(self.protocol.notify, name, data)
+
+
+class _ToClient(logging.Handler):
+    """lazy's warnings and errors also go to the extension's output channel
+    (``window/logMessage``); stderr keeps everything."""
+
+    def __init__(self, ls: Sidecar) -> None:
+        super().__init__(logging.WARNING)
+        self.ls = ls
+
+    def emit(self, record: logging.LogRecord) -> None:
+        loop = self.ls.event_loop
+        if loop is None or loop.is_closed():
+            return
+        kind = lsp.MessageType.Warning if record.levelno < logging.ERROR else lsp.MessageType.Error
+        params = lsp.LogMessageParams(kind, self.format(record))
+        loop.call_soon_threadsafe(self.ls.window_log_message, params)
+
+
+def _options(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    return dict(raw._asdict()) if hasattr(raw, "_asdict") else {}
+
+
+def create_server(home: Path | None = None) -> Sidecar:
+    from lazy.server import builders, capture, imports, search, transcripts
+
+    ls = Sidecar(home or lazy_home())
+
+    @ls.feature(lsp.INITIALIZE)
+    def initialize(ls: Sidecar, params: lsp.InitializeParams) -> None:
+        ls.event_loop = asyncio.get_running_loop()
+        opts = _options(params.initialization_options)
+        ls.live_capture = bool(opts.get("live_capture", True))
+        extra = opts.get("extra_roots") or {}
+        ls.extra_roots = {str(t): [Path(p) for p in paths] for t, paths in dict(extra).items()}
+        logging.getLogger("lazy").addHandler(_ToClient(ls))
+
+    @ls.feature(lsp.INITIALIZED)
+    def initialized(ls: Sidecar, _: lsp.InitializedParams) -> None:
+        if ls.live_capture:
+            ls.capture = capture.LiveCapture(ls)
+            ls.capture.start()
+        ls.window_log_message(
+            lsp.LogMessageParams(lsp.MessageType.Info, f"lazy sidecar {VERSION}: store {ls.home}")
+        )
+
+    @ls.feature(lsp.SHUTDOWN)
+    def shutdown(ls: Sidecar, _: Any) -> None:
+        if ls.capture is not None:
+            ls.capture.stop()
+
+    for module in (builders, transcripts, search, imports, capture):
+        module.register(ls)
+    return ls
+
+
+def main() -> None:
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    # pygls logs every message it sends at INFO: a 200-message page twice over, once on
+    # stderr, would cost time and fill the extension's output channel
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    create_server().start_io()

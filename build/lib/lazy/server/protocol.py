@@ -1,0 +1,157 @@
+"""The sidecar's contract: every custom method, its direction, and its params and result.
+
+These pydantic models (with the surface models of ``lazy.model`` they use) are the single
+source: ``protocol/generate.py`` writes the JSON Schema, ``methods.json`` and the TypeScript
+types from ``METHODS``. Fields travel as they are named here (snake_case), as in every
+``--json`` output of the CLI, so one model serves both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from lazy.model import BuilderInfo, ImportReport, MessageView, SearchResults
+
+Tool = Literal["claude", "codex", "opencode"]
+TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
+
+
+class Scope(BaseModel):
+    """Which projects: the workspace's folders (and what lies under them), or all."""
+
+    all_projects: bool = False
+    workspace_folders: list[str] = Field(default_factory=list)  # absolute paths
+
+
+# ---- builders -------------------------------------------------------------------------------
+
+
+class BuildersListParams(Scope):
+    tools: list[Tool] = Field(default_factory=list)  # empty: every agent
+    text: str | None = None  # in the summary or title, case-insensitive
+    cursor: str | None = None  # next_cursor of the page before; None for the first
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class BuildersListResult(BaseModel):
+    items: list[BuilderInfo]
+    next_cursor: str | None = None  # None: this was the last page
+
+
+class BuildersGetParams(BaseModel):
+    id: str  # a Builder's id, any of its session ids, or a unique prefix of either
+
+
+# ---- transcripts ----------------------------------------------------------------------------
+
+
+class TranscriptsPageParams(BaseModel):
+    builder_id: str
+    session_id: str | None = None  # a subagent's session; None: the Builder's own line
+    start: int = Field(default=1, ge=1)  # the first message number of the page
+    count: int = Field(default=200, ge=1, le=1000)
+
+
+class TranscriptsPageResult(BaseModel):
+    builder: BuilderInfo
+    session_id: str | None
+    messages: list[MessageView]
+    total: int  # messages in this line
+    next_start: int | None  # the number after this page; None at the end
+
+
+# ---- search ---------------------------------------------------------------------------------
+
+
+class SearchQueryParams(Scope):
+    query: str
+    limit: int = Field(default=20, ge=1, le=200)  # Builders
+
+
+# ---- import ---------------------------------------------------------------------------------
+
+
+class ImportParams(Scope):
+    tools: list[Tool] = Field(default_factory=lambda: list(TOOLS))
+
+
+class ImportResult(BaseModel):
+    """What an import of conversations found (preview: nothing written) or did (run), per
+    agent; as ``lazy import-conversation --json`` reports it."""
+
+    dry_run: bool
+    cancelled: bool = False  # run: stopped by the client between sessions
+    reports: dict[str, ImportReport]
+
+
+# ---- capture --------------------------------------------------------------------------------
+
+
+class CaptureFailure(BaseModel):
+    file: str
+    line: int | None = None
+    reason: str
+    code: str  # a stable machine code: "read-error", "store-error", "bad-line", ...
+    detail: str = ""  # the underlying error
+    at: str  # ISO time
+
+
+class CaptureStatusResult(BaseModel):
+    live: bool  # watching and sweeping
+    roots: list[str]  # the agents' source roots watched
+    last_sweep_at: str | None
+    captured: int  # sessions captured since the sidecar started
+    last_failure: CaptureFailure | None = None
+
+
+class BuildersDidChange(BaseModel):
+    builder_ids: list[str]  # the Builders that changed (new or grown)
+    reason: Literal["captured", "imported"]
+
+
+class NoParams(BaseModel):
+    pass
+
+
+# ---- the registry ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    kind: Literal["request", "notification"]
+    direction: Literal["client->server", "server->client"]
+    params: type[BaseModel]
+    result: type[BaseModel] | None
+    doc: str
+
+
+METHODS: tuple[Method, ...] = (
+    Method("builders/list", "request", "client->server", BuildersListParams, BuildersListResult,
+           "A page of Builders, newest first."),
+    Method("builders/get", "request", "client->server", BuildersGetParams, BuilderInfo,
+           "One Builder by id, session id or unique prefix."),
+    Method("transcripts/page", "request", "client->server", TranscriptsPageParams,
+           TranscriptsPageResult, "A range of a Builder's (or a subagent's) messages."),
+    Method("search/query", "request", "client->server", SearchQueryParams, SearchResults,
+           "Search everything captured (lazy search's query language)."),
+    Method("import/preview", "request", "client->server", ImportParams, ImportResult,
+           "What an import would find; nothing is written."),
+    Method("import/run", "request", "client->server", ImportParams, ImportResult,
+           "Import the agents' sessions, reporting $/progress; cancellable."),
+    Method("capture/status", "request", "client->server", NoParams, CaptureStatusResult,
+           "Whether live capture runs, and its last failure."),
+    Method("builders/didChange", "notification", "server->client", BuildersDidChange, None,
+           "Builders captured or imported (debounced)."),
+    Method("capture/didFail", "notification", "server->client", CaptureFailure, None,
+           "A capture failed; the file, line and reason."),
+)  # fmt: skip
+
+# JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range); each error's
+# data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
+# bad query {part}; store error {code, detail}. Invalid params is JSON-RPC's -32602 {errors}.
+ERRORS = {"NOT_FOUND": -32001, "AMBIGUOUS": -32002, "BAD_QUERY": -32003, "STORE_ERROR": -32004}
+NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR = ERRORS.values()

@@ -1,0 +1,97 @@
+"""Typed custom methods on pygls: params validated into the protocol's models, results and
+notifications dumped from them, and lazy's failures as JSON-RPC errors with a code and data."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
+
+from lazy.index.query import QueryError
+from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, METHODS, NOT_FOUND, STORE_ERROR, Method
+from lazy.store.db import StoreError
+from lazy.store.queries import Ambiguous, NotFound
+
+log = logging.getLogger("lazy.server")
+
+P = TypeVar("P", bound=BaseModel)
+BY_NAME: dict[str, Method] = {m.name: m for m in METHODS}
+
+
+def converter() -> Any:
+    """pygls' converter, but a custom method's params stay the JSON object they were (pygls
+    would make namedtuples of them), for the protocol's models to validate."""
+    conv = default_converter()  # type: ignore[no-untyped-call]
+
+    def keep(obj: dict[str, Any], cls: type[Any]) -> Any:
+        return cls(**obj)
+
+    conv.register_structure_hook(JsonRPCRequestMessage, keep)
+    conv.register_structure_hook(JsonRPCNotification, keep)
+    return conv
+
+
+def params_of(model: type[P], raw: Any) -> P:
+    try:
+        return model.model_validate(raw if raw is not None else {})
+    except ValidationError as e:
+        errors = [
+            {"field": ".".join(str(p) for p in err["loc"]), "message": err["msg"]}
+            for err in e.errors()
+        ]
+        raise JsonRpcInvalidParams(
+            f"invalid params for {model.__name__}: "
+            + "; ".join(f"{x['field']}: {x['message']}" for x in errors),
+            data={"errors": errors},
+        ) from None
+
+
+def as_rpc_error(e: Exception) -> JsonRpcException:
+    """lazy's own failures as JSON-RPC errors the extension can tell apart."""
+    if isinstance(e, NotFound):
+        return JsonRpcException(f"no Builder {e}", code=NOT_FOUND, data={"id": str(e)})
+    if isinstance(e, Ambiguous):
+        candidates = [{"id": c[0], "started_at": c[1], "summary": c[2]} for c in e.candidates]
+        return JsonRpcException(
+            str(e), code=AMBIGUOUS, data={"prefix": e.prefix, "candidates": candidates}
+        )
+    if isinstance(e, QueryError):
+        return JsonRpcException(str(e), code=BAD_QUERY, data={"part": e.part})
+    if isinstance(e, StoreError):
+        return JsonRpcException(
+            e.message, code=STORE_ERROR, data={"code": e.code, "detail": e.detail}
+        )
+    raise e
+
+
+Handler = Callable[[Any, Any], BaseModel | None]
+
+
+def request(
+    server: LanguageServer, name: str, *, thread: bool = True
+) -> Callable[[Handler], Handler]:
+    """Register ``fn(ls, params)`` for the request ``name``: params validated against the
+    method's model, the result dumped as JSON, lazy's errors mapped. In a worker thread by
+    default: the store and the index are read there, never on the event loop."""
+    method = BY_NAME[name]
+
+    def decorate(fn: Handler) -> Handler:
+        def handle(ls: LanguageServer, raw: Any) -> Any:
+            params = params_of(method.params, raw)
+            try:
+                result = fn(ls, params)
+            except (NotFound, Ambiguous, QueryError, StoreError) as e:
+                raise as_rpc_error(e) from None
+            return result.model_dump(mode="json") if result is not None else None
+
+        handle.__name__ = fn.__name__
+        registered = server.thread()(handle) if thread else handle
+        server.feature(name)(registered)
+        return fn
+
+    return decorate

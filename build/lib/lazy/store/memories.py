@@ -1,0 +1,141 @@
+"""Per-message memories: project slugs, reconciling an import, reading by path."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from lazy.model import MemoryView, TreeChild
+from lazy.store.db import now_iso
+from lazy.tree import slug_base, slug_with_hash
+
+
+def uuid7() -> str:
+    """A time-ordered id (RFC 9562 UUIDv7): a millisecond timestamp, then random bits."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64
+    value |= 0b10 << 62 | rand & ((1 << 62) - 1)
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def given_slugs(db: Path) -> list[tuple[str, str]]:
+    """The (project, slug) pairs a store has given out, read without writing anything (no
+    migration, no lock held past the read); none when there is no such store yet."""
+    if not db.exists():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return [
+                (str(a), str(b)) for a, b in conn.execute("SELECT project, slug FROM project_slugs")
+            ]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []  # an older schema, or a damaged store: a dry run then guesses fresh slugs
+
+
+def slug_for(c: sqlite3.Connection, project: str) -> str:
+    """The project's slug, assigned on first sight: the plain one if free, else with a
+    4-character hash of the project path. Call inside a write transaction."""
+    r = c.execute("SELECT slug FROM project_slugs WHERE project=?", (project,)).fetchone()
+    if r is not None:
+        return str(r[0])
+    base = slug_base(project)
+    slug = base
+    if c.execute("SELECT 1 FROM project_slugs WHERE slug=?", (slug,)).fetchone():
+        slug = slug_with_hash(base, project)
+    c.execute("INSERT INTO project_slugs(project, slug) VALUES (?,?)", (project, slug))
+    return slug
+
+
+@dataclass(slots=True)
+class Planned:
+    name: str
+    content: str
+    meta: str  # JSON, keys sorted: compared as text
+    temporal: str | None
+
+
+def reconcile(c: sqlite3.Connection, tree: str, planned: Iterable[Planned]) -> tuple[int, int, int]:
+    """Insert new slots, rewrite a slot whose content, meta or temporal differ, leave the
+    rest: (inserted, updated, skipped). One indexed read of the node, then batched writes."""
+    have = {
+        name: (content, meta, temporal)
+        for name, content, meta, temporal in c.execute(
+            "SELECT name, content, meta, temporal FROM memories WHERE tree=?", (tree,)
+        )
+    }
+    now = now_iso()
+    inserts, updates = [], []
+    skipped = 0
+    for p in planned:
+        old = have.get(p.name)
+        if old is None:
+            inserts.append((uuid7(), tree, p.name, p.content, p.meta, p.temporal, now, now))
+        elif old != (p.content, p.meta, p.temporal):
+            updates.append((p.content, p.meta, p.temporal, now, tree, p.name))
+        else:
+            skipped += 1
+    c.executemany(
+        "INSERT INTO memories(id, tree, name, content, meta, temporal, created_at, updated_at)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        inserts,
+    )
+    c.executemany(
+        "UPDATE memories SET content=?, meta=?, temporal=?, updated_at=? WHERE tree=? AND name=?",
+        updates,
+    )
+    return len(inserts), len(updates), skipped
+
+
+def get_memory(conn: sqlite3.Connection, tree: str, name: str) -> MemoryView | None:
+    r = conn.execute(
+        "SELECT id, content, meta, temporal, created_at, updated_at FROM memories"
+        " WHERE tree=? AND name=?",
+        (tree, name),
+    ).fetchone()
+    if r is None:
+        return None
+    return MemoryView(
+        id=r[0],
+        path=f"{tree}/{name}",
+        tree=tree,
+        name=name,
+        content=r[1],
+        meta=orjson.loads(r[2]),
+        temporal=r[3],
+        created_at=r[4],
+        updated_at=r[5],
+    )
+
+
+def children(conn: sqlite3.Connection, path: str) -> list[TreeChild]:
+    """What sits directly under a node: sub-nodes (with how many memories lie below each),
+    then its memories in time order."""
+    prefix = "" if path == "/" else path
+    nodes: dict[str, int] = {}
+    # '/' < '0' in byte order: the half-open range is exactly the trees below the prefix
+    for tree, n in conn.execute(
+        "SELECT tree, COUNT(*) FROM memories WHERE tree > ? AND tree < ? GROUP BY tree",
+        (prefix + "/", prefix + "0"),
+    ):
+        head = tree[len(prefix) + 1 :].split("/", 1)[0]
+        nodes[head] = nodes.get(head, 0) + n
+    out = [
+        TreeChild(name=name, path=f"{prefix}/{name}", kind="node", count=n)
+        for name, n in sorted(nodes.items())
+    ]
+    for (name,) in conn.execute(
+        "SELECT name FROM memories WHERE tree=? ORDER BY temporal, name", (path,)
+    ):
+        out.append(TreeChild(name=name, path=f"{prefix}/{name}", kind="memory", count=1))
+    return out

@@ -1,0 +1,259 @@
+"""Read-side queries: Builders, transcripts, id resolution."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable
+
+import orjson
+
+from lazy.blocks import answered, calls, note_calls, render
+from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
+from lazy.store.archive import unpack_blocks
+
+SHORT = 8
+# ids that open with their creation time (UUIDv7 thread ids, OpenCode's ses_…) share their
+# first characters with every session of the same minute: their short form is their tail
+_TIME_FIRST = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-|ses_)", re.I)
+
+
+def short_id(bid: str) -> str:
+    return bid[-SHORT:] if _TIME_FIRST.match(bid) else bid[:SHORT]
+
+
+class NotFound(LookupError):
+    pass
+
+
+class Ambiguous(LookupError):
+    def __init__(self, prefix: str, candidates: list[tuple[str, str | None, str]]):
+        self.prefix = prefix
+        self.candidates = candidates  # (builder id, started_at, summary)
+        super().__init__(f"{prefix!r} matches {len(candidates)} conversations")
+
+
+def _escape_like(text: str) -> str:
+    """``text`` matched literally by ``LIKE … ESCAPE '\\'``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def resolve_builder(conn: sqlite3.Connection, ident: str) -> str:
+    """A Builder id from any of its session ids or a unique prefix of one (or, for ids that
+    open with a time, a unique tail: their short form)."""
+    ident = ident.strip()
+    if not ident:
+        raise NotFound("an empty id")
+    exact = conn.execute(
+        "SELECT builder_id FROM sessions WHERE id=? AND builder_id IS NOT NULL", (ident,)
+    ).fetchone()
+    if exact is not None:
+        return str(exact[0])
+    rows = conn.execute(
+        "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
+        " WHERE s.kind='main' AND s.id LIKE ? ESCAPE '\\'",
+        (_escape_like(ident) + "%",),
+    ).fetchall()
+    if not rows and len(ident) >= 4:
+        rows = conn.execute(
+            "SELECT DISTINCT s.builder_id FROM sessions s JOIN builders b ON b.id = s.builder_id"
+            " WHERE s.kind='main' AND s.id LIKE ? ESCAPE '\\'",
+            ("%" + _escape_like(ident),),
+        ).fetchall()
+        rows = [r for r in rows if _TIME_FIRST.match(r[0])]
+    ids = sorted(r[0] for r in rows)
+    if not ids:
+        raise NotFound(ident)
+    if len(ids) > 1:
+        cands = conn.execute(
+            f"SELECT id, started_at, summary FROM builders WHERE id IN ({','.join('?' * len(ids))})"
+            " ORDER BY started_at DESC",
+            ids,
+        ).fetchall()
+        raise Ambiguous(ident, [(r[0], r[1], r[2]) for r in cands])
+    return str(ids[0])
+
+
+# A 2.0.x agent file beside the session files is a sidechain only when one of the session's
+# tool calls spawned it; the rest are the warm-ups 2.0.x ran at start-up.
+_SPAWNED = (
+    "(flat=0 OR EXISTS (SELECT 1 FROM spawns p"
+    " WHERE p.session_id=sessions.parent_session_id AND p.agent_id=sessions.agent_id))"
+)
+
+
+def _infos(conn: sqlite3.Connection, rows: Iterable[tuple[object, ...]]) -> list[BuilderInfo]:
+    out = []
+    for bid, tool, project, started, updated, summary, title, count, forked in rows:
+        sessions = [
+            r[0]
+            for r in conn.execute(
+                "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND message_count>0"
+                " ORDER BY started_at, message_count, id",
+                (bid,),
+            )
+        ]
+        sides = [
+            SidechainInfo(session_id=r[0], agent_id=r[1], message_count=r[2])
+            for r in conn.execute(
+                "SELECT id, agent_id, message_count FROM sessions WHERE builder_id=?"
+                f" AND kind='sidechain' AND message_count>0 AND {_SPAWNED}"
+                " ORDER BY started_at, id",
+                (bid,),
+            )
+        ]
+        out.append(
+            BuilderInfo(
+                id=str(bid),
+                short_id=short_id(str(bid)),
+                tool=str(tool),
+                project=project if isinstance(project, str) else None,
+                started_at=started if isinstance(started, str) else None,
+                updated_at=updated if isinstance(updated, str) else None,
+                message_count=int(count),  # type: ignore[call-overload]
+                summary=str(summary or ""),
+                title=title if isinstance(title, str) else None,
+                session_ids=sessions,
+                sidechains=sides,
+                forked_from=forked if isinstance(forked, str) else None,
+            )
+        )
+    return out
+
+
+_COLS = "id, tool, project, started_at, updated_at, summary, title, message_count, forked_from"
+
+
+def list_builders(
+    conn: sqlite3.Connection,
+    projects: list[str] | None = None,
+    limit: int | None = None,
+    tools: list[str] | None = None,
+) -> list[BuilderInfo]:
+    """Newest first; ``projects`` (``tools``) None means every project (agent)."""
+    sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
+    args: list[object] = []
+    if tools:
+        sql += f" AND tool IN ({','.join('?' * len(tools))})"
+        args += tools
+    if projects is not None:
+        sql += f" AND project IN ({','.join('?' * len(projects))})"
+        args += projects
+    sql += " ORDER BY started_at DESC, id"
+    if limit:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return _infos(conn, conn.execute(sql, args).fetchall())
+
+
+def builders_page(
+    conn: sqlite3.Connection,
+    *,
+    under: list[str] | None = None,
+    tools: list[str] | None = None,
+    text: str | None = None,
+    after: tuple[str, str] | None = None,
+    limit: int = 50,
+) -> list[BuilderInfo]:
+    """Newest first, a page at a time: the Builders after ``after`` (the sort key and id of
+    the last one of the page before) whose project is one of ``under`` or lies below it
+    (None: every project), of ``tools``, whose summary or title holds ``text``."""
+    sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
+    args: list[object] = []
+    if tools:
+        sql += f" AND tool IN ({','.join('?' * len(tools))})"
+        args += tools
+    if under is not None:
+        roots = [u.rstrip("/") or "/" for u in under]
+        if not roots:
+            return []
+        sql += (
+            " AND (" + " OR ".join("project = ? OR project LIKE ? ESCAPE '\\'" for _ in roots) + ")"
+        )
+        for r in roots:
+            args += [r, _escape_like(r.rstrip("/")) + "/%"]
+    if text:
+        sql += " AND (summary LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')"
+        args += [f"%{_escape_like(text)}%"] * 2
+    if after is not None:
+        sql += " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id > ?))"
+        args += [after[0], after[0], after[1]]
+    sql += " ORDER BY COALESCE(started_at, '') DESC, id LIMIT ?"
+    args.append(limit)
+    return _infos(conn, conn.execute(sql, args).fetchall())
+
+
+def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
+    rows = conn.execute(f"SELECT {_COLS} FROM builders WHERE id=?", (bid,)).fetchall()
+    if not rows:
+        raise NotFound(bid)
+    return _infos(conn, rows)[0]
+
+
+def _view(row: tuple[object, ...], names: dict[str, str]) -> MessageView:
+    n, role, text, sid, ts, kinds, model, tool, packed = row
+    said = str(text)
+    blocks = unpack_blocks(packed, said) if isinstance(packed, bytes) else None
+    if blocks:
+        note_calls(blocks, names)
+    return MessageView(
+        number=int(n),  # type: ignore[call-overload]
+        role=str(role),
+        text=said if said or blocks is None else render(blocks),
+        session_id=str(sid),
+        timestamp=ts if isinstance(ts, str) else None,
+        kinds=orjson.loads(kinds),  # type: ignore[arg-type]
+        model=model if isinstance(model, str) else None,
+        tool_name=tool if isinstance(tool, str) else (answered(blocks or [], names)),
+        calls=calls(blocks) if said and blocks else [],
+    )
+
+
+def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
+    """Messages in order; a tool result is named by the call it answers."""
+    names: dict[str, str] = {}
+    return [_view(r, names) for r in rows]
+
+
+_MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks"
+
+
+def transcript(
+    conn: sqlite3.Connection, bid: str, start: int = 1, end: int | None = None
+) -> Transcript:
+    info = builder_info(conn, bid)
+    rows = conn.execute(
+        f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
+        " WHERE m.builder_id=? AND s.kind='main' AND m.number BETWEEN ? AND ? ORDER BY m.number",
+        (bid, start, end if end is not None else 2**62),
+    ).fetchall()
+    sides = []
+    for side in info.sidechains:
+        srows = conn.execute(
+            f"SELECT {_MCOLS} FROM messages m WHERE m.session_id=? AND m.number IS NOT NULL"
+            " ORDER BY m.number",
+            (side.session_id,),
+        ).fetchall()
+        sides.append(
+            SidechainView(
+                session_id=side.session_id, agent_id=side.agent_id, messages=_views(srows)
+            )
+        )
+    return Transcript(builder=info, messages=_views(rows), sidechains=sides)
+
+
+def message_page(
+    conn: sqlite3.Connection, bid: str, side: str | None, start: int, count: int
+) -> list[MessageView]:
+    """Messages ``start``.. (``count`` of them) of a Builder's own line, or of one of its
+    subagents' sessions. Read by number, so a page costs the same at the start of a
+    50,000-message Builder as at its end."""
+    where, key = (
+        ("m.builder_id=? AND s.kind='main'", bid) if side is None else ("m.session_id=?", side)
+    )
+    rows = conn.execute(
+        f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
+        f" WHERE {where} AND m.number BETWEEN ? AND ? ORDER BY m.number",
+        (key, start, start + count - 1),
+    ).fetchall()
+    return _views(rows)

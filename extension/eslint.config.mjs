@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "*.vsix", "esbuild.mjs", "eslint.config.mjs"] },
+  { ignores: ["bundled/**", "dist/**", "node_modules/**", "*.vsix", "esbuild.mjs", "eslint.config.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

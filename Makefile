@@ -12,7 +12,7 @@ export LAZY_CODE_SERVER_DIR := $(abspath $(CODE_SERVER_DIR))
 CODE_SERVER_STAMP := $(CODE_SERVER_DIR)/.installed-4.100.3
 VSCODE_NODE_STAMP := tests/vscode/node_modules/.installed
 
-.PHONY: run test check bench deps clean vsix vscode-deps test-vscode
+.PHONY: run test check bench deps clean vsix vscode-deps test-vscode demo
 
 $(STAMP): pyproject.toml
 	@command -v python3 >/dev/null || { echo "python3 (>= 3.11) is required"; exit 1; }
@@ -76,6 +76,11 @@ check: $(STAMP) $(EXT_STAMP)
 test: $(STAMP) sysdeps $(NODE_STAMP) vscode-deps check
 	cd extension && npm test
 	$(VENV)/bin/pytest -q
+
+# a real VS Code in the browser with the extension and a demo history; prints its address
+DEMO_PORT ?= 8080
+demo: $(STAMP) $(CODE_SERVER_STAMP) $(VSIX)
+	$(PY) tests/vscode/demo.py $(CODE_SERVER_DIR) $(VSIX) $(DEMO_PORT)
 
 test-vscode: $(STAMP) sysdeps $(NODE_STAMP) vscode-deps
 	$(VENV)/bin/pytest -q tests/vscode

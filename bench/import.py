@@ -30,6 +30,7 @@ import contextlib
 import os
 import platform
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -947,6 +948,20 @@ def render_tools(rows: list[ToolImport]) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
+def machine_info() -> dict[str, Any]:
+    """What a benchmark's figures were taken on (its ``env``; loadavg_end is added at the end)."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "sqlite": sqlite3.sqlite_version,
+        "cpu_count": os.cpu_count(),
+        "memory_bytes": psutil.virtual_memory().total,
+        "lazy": " ".join(lazy_command()),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "loadavg_start": os.getloadavg(),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--size", default="1GB", help="full corpus size (default 1GB)")
@@ -995,15 +1010,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--tools: unknown {', '.join(unknown) or '(none)'}; choose from {TOOLS}")
     largest = corpus.parse_size(args.largest_session) if args.largest_session != "0" else None
     args.out.mkdir(parents=True, exist_ok=True)
-    env_info = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "memory_bytes": psutil.virtual_memory().total,
-        "lazy": " ".join(lazy_command()),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "loadavg_start": os.getloadavg(),
-    }
+    env_info = machine_info()
     rg = ensure_rg()
     if not rg:
         console.print("[yellow]ripgrep not found: the rg baseline is skipped[/yellow]")

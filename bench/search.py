@@ -27,7 +27,6 @@ import argparse
 import contextlib
 import importlib.util
 import os
-import platform
 import re
 import shutil
 import sqlite3
@@ -41,7 +40,6 @@ from types import ModuleType
 from typing import Any
 
 import orjson
-import psutil
 from rich.table import Table
 
 HERE = Path(__file__).resolve().parent
@@ -676,16 +674,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = [(s.strip(), parse_count(s)) for s in args.sizes.split(",") if s.strip()]
     args.out.mkdir(parents=True, exist_ok=True)
-    env_info: dict[str, Any] = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "sqlite": sqlite3.sqlite_version,
-        "cpu_count": os.cpu_count(),
-        "memory_bytes": psutil.virtual_memory().total,
-        "lazy": " ".join(ib.lazy_command()),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "loadavg_start": os.getloadavg(),
-    }
+    env_info = ib.machine_info()
     rg = ib.ensure_rg()
     if not rg:
         console.print("[yellow]ripgrep not found: the rg baseline is skipped[/yellow]")

@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import platform
 import random
 import sqlite3
 import sys
@@ -879,16 +878,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    env_info: dict[str, Any] = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "sqlite": sqlite3.sqlite_version,
-        "cpu_count": os.cpu_count(),
-        "memory_bytes": psutil.virtual_memory().total,
-        "lazy": " ".join(ib.lazy_command()),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "loadavg_start": os.getloadavg(),
-    }
+    env_info = ib.machine_info()
     with ib.workdir(args.workdir, args.keep) as base:
         run = run_bench(args, base.resolve())
     env_info["loadavg_end"] = os.getloadavg()

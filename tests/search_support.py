@@ -27,7 +27,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ import tantivy  # noqa: E402
 
 from claude_session import Session  # noqa: E402
 from lazy.index.schema import build_schema, register  # noqa: E402
+from lazy.store import parse_iso  # noqa: E402
 
 PYTHON = sys.executable
 LAZY = str(Path(sys.executable).with_name("lazy"))
@@ -195,16 +196,6 @@ class _Msg:
         return _contains(self.tokens, analyse(term))
 
 
-def _when(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
-
-
 class Oracle:
     """The conversation text of every message placed in a Builder (text and thinking blocks
     of non-meta messages), scanned in Python to count what a query must find. The default
@@ -230,7 +221,7 @@ class Oracle:
                 said = "\n\n".join(
                     str(b.get("text", "")) for b in blocks if b["type"] in ("text", "thinking")
                 )
-            out.append(_Msg(mid, tool, role, _when(ts), said, analyse(said)))
+            out.append(_Msg(mid, tool, role, parse_iso(ts), said, analyse(said)))
         return cls(out)
 
     def count(self, query: str) -> int:
@@ -252,7 +243,7 @@ class Oracle:
             elif name == "-tool":
                 keep.append(lambda m, v=value: m.tool != v)
             elif name in ("after", "before"):
-                bound = _when(value)
+                bound = parse_iso(value)
                 assert bound is not None, item
                 if name == "after":
                     keep.append(lambda m, b=bound: m.ts is not None and m.ts >= b)

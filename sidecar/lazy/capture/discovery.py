@@ -177,8 +177,8 @@ def discover(
     to sessions whose cwd lies in the project or one of its worktrees. When the same
     session is in several dirs, the most complete copy wins (largest, then newest).
     """
-    explicit = [Path(os.path.abspath(Path(s).expanduser())) for s in sources or []]
-    roots = (claude_roots() if default_roots else []) + explicit
+    explicit = _explicit(sources)
+    roots = roots_of("claude", sources, default_roots=default_roots)
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []
     prefixes = [encode_dir(r) for r in repos]
@@ -257,7 +257,7 @@ def discover_codex(
     """Codex rollouts under $CODEX_HOME (default ~/.codex) and ``sources``; with
     ``project``, those whose cwd lies in it. A subagent's thread is a sidechain of the
     thread that spawned it, when that one is found too."""
-    roots = ([codex_home()] if default_roots else []) + _explicit(sources)
+    roots = roots_of("codex", sources, default_roots=default_roots)
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []
     children: list[Candidate] = []
@@ -313,7 +313,7 @@ def discover_opencode(
 ) -> Discovery:
     """OpenCode sessions in its data dir ($XDG_DATA_HOME/opencode: opencode.db and the
     older JSON storage) and ``sources``; child sessions are sidechains of their parent."""
-    roots = ([opencode_home()] if default_roots else []) + _explicit(sources)
+    roots = roots_of("opencode", sources, default_roots=default_roots)
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []
     children: list[Candidate] = []
@@ -336,6 +336,21 @@ def discover_opencode(
                 _keep_best(result.sessions, cand.session_id, cand)
     _attach(result, children)
     return result
+
+
+def roots_of(
+    tool: str, sources: list[Path] | None = None, *, default_roots: bool = True
+) -> list[Path]:
+    """Where ``tool``'s sessions are looked for: its default roots, then ``sources``."""
+    if not default_roots:
+        defaults: list[Path] = []
+    elif tool == "codex":
+        defaults = [codex_home()]
+    elif tool == "opencode":
+        defaults = [opencode_home()]
+    else:
+        defaults = claude_roots()
+    return defaults + _explicit(sources)
 
 
 def discover_tool(

@@ -19,7 +19,7 @@ from lazy.cli.common import (
     when,
 )
 from lazy.index.indexer import SearchIndex
-from lazy.index.query import HELP, QueryError
+from lazy.index.query import HELP, QueryError, scoped
 from lazy.index.search import search
 from lazy.model import SearchResults
 from lazy.store import Store
@@ -39,9 +39,7 @@ def searchable(store: Store) -> SearchIndex:
 
 def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> None:
     typed = query
-    if not all_projects and "project:" not in query:
-        path = current_project().replace('"', "")
-        query = f'project:"{path}" {query}'  # quoted: a path may hold spaces
+    query = scoped(query, None if all_projects else [current_project()])
     with open_store() as store:
         ix = searchable(store)
         try:

@@ -158,6 +158,10 @@ class SearchIndex:
         """Index what the store changed since the last catch-up; 0 when another process
         holds the writer (it, or the next catch-up, will do it), or when the index broke
         under it (the next open rebuilds it)."""
+        if _filled(self.path) and self.rebuilt is None:
+            queued = store.conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone()
+            if queued is None:
+                return 0  # nothing to do: no writer (and its lock and memory) taken per search
         try:
             with self._writer() as writer:
                 done = 0

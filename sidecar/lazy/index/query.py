@@ -373,6 +373,16 @@ def _or_filter(tok: _Tok) -> QueryError:
     )
 
 
+def scoped(query: str, projects: list[str] | None) -> str:
+    """``query`` limited to ``projects`` (None: every project), unless it names projects
+    itself. Repeated ``project:`` filters accept any of them; quoted, as a path may hold
+    spaces."""
+    if not projects or "project:" in query:
+        return query
+    filters = " ".join(f'project:"{p.replace(chr(34), "")}"' for p in projects)
+    return f"{filters} {query}"
+
+
 def parse(text: str, now: datetime | None = None) -> Parsed:
     """Parse a query; ``now`` anchors relative dates (default: the current time; a naive
     ``now`` is local time)."""

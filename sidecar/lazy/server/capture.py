@@ -20,7 +20,7 @@ from pathlib import Path
 
 import watchfiles
 
-from lazy.capture.discovery import discover_tool
+from lazy.capture.discovery import discover_tool, roots_of
 from lazy.capture.importer import plan, run_import
 from lazy.capture.pipeline import capture_file
 from lazy.server.app import Sidecar
@@ -66,9 +66,8 @@ class LiveCapture:
     def start(self) -> None:
         row = self.ls.store().conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
         self._told = int(row[0])  # messages up to this id are known to the extension
-        for tool in TOOLS:
-            d = discover_tool(tool, list(self.ls.extra_roots.get(tool, [])), None)
-            self.roots[tool] = d.roots
+        for tool in TOOLS:  # the roots only: the first sweep, in its thread, lists the files
+            self.roots[tool] = roots_of(tool, self.ls.extra_roots.get(tool))
         for target, name in ((self._sweeper, "lazy-sweep"), (self._watcher, "lazy-watch")):
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()

@@ -10,7 +10,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from lazy.capture.discovery import Candidate, discover_tool
+from lazy.capture.discovery import discover_tool
 from lazy.capture.importer import Plan, plan, run_import
 from lazy.model import ImportReport
 from lazy.server.app import Sidecar
@@ -122,20 +122,20 @@ def _run(ls: Sidecar, p: ImportParams, stop: threading.Event, report: Any) -> Im
                 cancelled = True
                 break
             step = ids[i : i + PER_STEP]
-            run_import(store, pl.discovery, step, report=reports[tool], on_file=_ignore)
+            run_import(store, pl.discovery, step, report=reports[tool])
             done += len(step)
             report(done, len(todo))
             changed |= _builders_of(store.conn, step)
+    for report in reports.values():
+        # each step's run_import re-reports the sources that could not be listed: once each
+        unique = {(q.file, q.line, q.reason): q for q in report.quarantined}
+        report.quarantined = list(unique.values())
     ls.index_caught_up()
     if changed:
         ls.notify(
             "builders/didChange", BuildersDidChange(builder_ids=sorted(changed), reason="imported")
         )
     return ImportResult(dry_run=False, cancelled=cancelled, reports=reports)
-
-
-def _ignore(_: Candidate) -> None:
-    pass
 
 
 def _builders_of(conn: Any, session_ids: list[str]) -> set[str]:

@@ -1,6 +1,7 @@
 """Sidecar benchmark: ``lazy sidecar`` over stdio, as the VS Code extension drives it.
 
     python bench/sidecar.py [--messages 1M] [--reps 200] [--out bench/out] [--workdir DIR] [--keep]
+    python bench/sidecar.py --reuse DIR   # measure again on a store kept by --keep
 
 On a generated store of ``--messages`` stored messages (bench/corpus.py's message-dense
 history, with bench/search.py's planted words, plus one Claude Code session of ``--long``
@@ -78,6 +79,7 @@ TARGET_STARTUP_S = 1.0
 TARGET_RSS_MB = 150.0
 
 LIST_LIMIT = 50  # Builders on the first page
+PREPARED = "prepared.json"  # the store's figures, for --reuse
 PAGE = 200  # messages per transcript page
 LONG_CWD = "/home/u/long-builder"
 SCOPED_PROJECT = sb.FILTER_PROJECT  # the project the scoped list and the appended turns use
@@ -666,6 +668,10 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
     run = Run(label=label, target_messages=messages)
     run.corpus_messages = max(messages - long_messages, messages // 2)
     cdir, home = base / "claude", base / "lazy-home"
+    prepared = base / PREPARED
+    if args.reuse:
+        run = run_from(prepared)
+        return measure(run, args, sidecar_env(base, home, cdir), cdir / "projects")
     planter = sb.Planter(run.corpus_messages, args.seed)
     nbytes = run.corpus_messages * corpus.DENSE_BYTES_PER_MESSAGE
     console.print(
@@ -707,14 +713,28 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
     run.index_seconds = child.seconds
     if child.returncode != 0:
         console.print(f"  [red]index rebuild failed[/red] {child.stderr_tail.strip()[-400:]}")
+    prepared.write_bytes(orjson.dumps(asdict(run), default=str))
+    return measure(run, args, env, info.projects_dir)
 
+
+def run_from(prepared: Path) -> Run:
+    """The store's figures saved by an earlier run with ``--keep``, without its measures."""
+    raw = orjson.loads(prepared.read_bytes())
+    for measured in ("startup", "memory", "latency", "notify"):
+        raw.pop(measured, None)
+    run = Run(**raw)
+    run.long_path = Path(raw["long_path"]) if raw.get("long_path") else None
+    return run
+
+
+def measure(run: Run, args: argparse.Namespace, env: dict[str, str], projects: Path) -> Run:
     async def sidecar() -> None:
         for live in (False, True):
             what = "on" if live else "off"
             console.print(f"  startup × {args.startup_runs}, live capture {what} …")
             run.startup.append(await measure_startup(env, live, args.startup_runs))
         run.memory.idle_rss_live_off_mb = run.startup[0].rss_after_first_list_mb
-        await measure_live(run, env, args, info.projects_dir)
+        await measure_live(run, env, args, projects)
 
     asyncio.run(sidecar())
     return run
@@ -876,11 +896,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", default=None, help="parent of the temp dir (default: system tmp)")
     ap.add_argument("--timeout", type=float, default=3600, help="per lazy child, seconds")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
+    ap.add_argument(
+        "--reuse", type=Path, default=None, help="measure again in a dir kept by --keep"
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     env_info = ib.machine_info()
-    with ib.workdir(args.workdir, args.keep) as base:
-        run = run_bench(args, base.resolve())
+    if args.reuse:
+        if not (args.reuse / PREPARED).is_file():
+            ap.error(f"{args.reuse}: no {PREPARED} (was it kept by --keep after a whole run?)")
+        run = run_bench(args, args.reuse.resolve())
+    else:
+        with ib.workdir(args.workdir, args.keep) as base:
+            run = run_bench(args, base.resolve())
     env_info["loadavg_end"] = os.getloadavg()
     render(run, env_info)
     out = {

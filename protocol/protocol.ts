@@ -41,6 +41,11 @@ export interface BuildersListResult {
   next_cursor?: string | null;
 }
 
+export interface BuildersSourcesResult {
+  builder_id: string;
+  files: SourceFile[];
+}
+
 export interface CaptureFailure {
   file: string;
   line?: number | null;
@@ -175,6 +180,16 @@ export interface SkipInfo {
   reason: string;
 }
 
+/** A file an agent wrote one of the Builder's sessions to, as capture last read it. */
+export interface SourceFile {
+  path: string;
+  tool: "claude" | "codex" | "opencode";
+  session_id: string;
+  agent_id?: string | null;
+  size: number;
+  exists: boolean;
+}
+
 export interface TranscriptsPageParams {
   builder_id: string;
   session_id?: string | null;
@@ -196,6 +211,7 @@ export interface TranscriptsPageResult {
 export const METHODS = {
   "builders/list": { kind: "request", direction: "client->server" },
   "builders/get": { kind: "request", direction: "client->server" },
+  "builders/sources": { kind: "request", direction: "client->server" },
   "transcripts/page": { kind: "request", direction: "client->server" },
   "search/query": { kind: "request", direction: "client->server" },
   "import/preview": { kind: "request", direction: "client->server" },
@@ -218,6 +234,8 @@ export const ErrorCodes = {
 export const BuildersList = { method: "builders/list", kind: "request" } as const;
 /** One Builder by id, session id or unique prefix. */
 export const BuildersGet = { method: "builders/get", kind: "request" } as const;
+/** The agents' files a Builder was captured from. */
+export const BuildersSources = { method: "builders/sources", kind: "request" } as const;
 /** A range of a Builder's (or a subagent's) messages. */
 export const TranscriptsPage = { method: "transcripts/page", kind: "request" } as const;
 /** Search everything captured (lazy search's query language). */
@@ -237,6 +255,7 @@ export const CaptureDidFail = { method: "capture/didFail", kind: "notification" 
 export interface Requests {
   "builders/list": { params: BuildersListParams; result: BuildersListResult };
   "builders/get": { params: BuildersGetParams; result: BuilderInfo };
+  "builders/sources": { params: BuildersGetParams; result: BuildersSourcesResult };
   "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
   "search/query": { params: SearchQueryParams; result: SearchResults };
   "import/preview": { params: ImportParams; result: ImportResult };

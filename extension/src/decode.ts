@@ -6,6 +6,7 @@ import type {
   BuilderInfo,
   BuildersDidChange,
   BuildersListResult,
+  BuildersSourcesResult,
   CaptureFailure,
   CaptureStatusResult,
   ImportReport,
@@ -21,6 +22,7 @@ import type {
   SearchResults,
   SidechainInfo,
   SkipInfo,
+  SourceFile,
   TranscriptsPageResult,
 } from "./protocol";
 
@@ -146,6 +148,20 @@ export const buildersListResult = obj<BuildersListResult>({
   next_cursor: optional(nullable(str)),
 });
 
+export const sourceFile = obj<SourceFile>({
+  path: str,
+  tool: literal("claude", "codex", "opencode"),
+  session_id: str,
+  agent_id: optional(nullable(str)),
+  size: int,
+  exists: bool,
+});
+
+export const buildersSourcesResult = obj<BuildersSourcesResult>({
+  builder_id: str,
+  files: arr(sourceFile),
+});
+
 export const messageView = obj<MessageView>({
   number: int,
   role: str,
@@ -247,6 +263,7 @@ export const buildersDidChange = obj<BuildersDidChange>({
 export const RESULT_DECODERS: { [M in RequestName]: Decoder<Requests[M]["result"]> } = {
   "builders/list": buildersListResult,
   "builders/get": builderInfo,
+  "builders/sources": buildersSourcesResult,
   "transcripts/page": transcriptsPageResult,
   "search/query": searchResults,
   "import/preview": importResult,

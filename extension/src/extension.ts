@@ -12,7 +12,7 @@ import type { DiscoveryEnv, ExecFile } from "./discovery";
 import { importConversations } from "./importer";
 import { showSearch } from "./search";
 import { Sidecar } from "./sidecar";
-import { agentRoots, findFilesNamed, sessionIdsOf } from "./sources";
+import { sourcePicks } from "./sources";
 import { StatusBar } from "./status";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
@@ -149,21 +149,36 @@ export function activate(context: vscode.ExtensionContext): void {
       vscode.window.setStatusBarMessage(`Copied ${id}`, 2000);
     }),
     vscode.commands.registerCommand("lazy.revealSourceFiles", async (arg?: unknown) => {
-      const node = asNode(arg);
-      const info = node?.kind === "builder" ? node.info : undefined;
-      if (!info) return;
-      const files = await findFilesNamed(agentRoots(info.tool, process.env, os.homedir(), settings().extraSourceRoots), sessionIdsOf(info));
-      if (files.length === 0) {
+      const id = builderIdOf(arg);
+      const c = client();
+      if (!id || !c) return;
+      let picks;
+      try {
+        picks = sourcePicks(await c.request("builders/sources", { id }));
+      } catch (e) {
+        report("list source files", e);
+        return;
+      }
+      const short = id.slice(0, 8);
+      if (picks.length === 0) {
+        void vscode.window.showInformationMessage(`Lazy: ${short} has no source files on record.`);
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(picks, {
+        title: `Source files of ${short}`,
+        placeHolder: "Pick a file to reveal (the agent owns it: lazy only reads it)",
+        matchOnDescription: true,
+      });
+      if (!pick) return;
+      if (!pick.file.exists) {
         void vscode.window.showInformationMessage(
-          `Lazy: no source files of ${info.short_id} were found where ${info.tool} keeps them (the agent may have deleted them; lazy keeps its own copy).`,
+          `Lazy: ${pick.file.path} is gone (${pick.file.tool} deletes old sessions); its messages are still in lazy's store.`,
         );
         return;
       }
-      const pick = await vscode.window.showQuickPick(
-        files.map((f) => ({ label: vscode.workspace.asRelativePath(f), description: f, file: f })),
-        { title: `Source files of ${info.short_id}`, placeHolder: "Open a file (read-only use: the agent owns it)" },
-      );
-      if (pick) await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(pick.file));
+      // a remote window (code-server, SSH) has no OS file manager of its own: open the file instead
+      const how = vscode.env.remoteName ? "vscode.open" : "revealFileInOS";
+      await vscode.commands.executeCommand(how, vscode.Uri.file(pick.file.path));
     }),
     vscode.commands.registerCommand("lazy.refresh", async () => {
       await builders.refresh();

@@ -6,6 +6,7 @@ import type * as P from "../src/protocol";
 import buildersDidChange from "../../protocol/fixtures/builders_didChange.json";
 import buildersGet from "../../protocol/fixtures/builders_get.json";
 import buildersList from "../../protocol/fixtures/builders_list.json";
+import buildersSources from "../../protocol/fixtures/builders_sources.json";
 import captureDidFail from "../../protocol/fixtures/capture_didFail.json";
 import captureStatus from "../../protocol/fixtures/capture_status.json";
 import importPreview from "../../protocol/fixtures/import_preview.json";
@@ -35,6 +36,8 @@ export const checks: unknown[] = [
   ((r: Widen<P.BuilderInfo>) => r)(buildersGet.result),
   ((p: Widen<P.BuildersListParams>) => p)(buildersList.params),
   ((r: Widen<P.BuildersListResult>) => r)(buildersList.result),
+  ((p: Widen<P.BuildersGetParams>) => p)(buildersSources.params),
+  ((r: Widen<P.BuildersSourcesResult>) => r)(buildersSources.result),
   ((p: Widen<P.CaptureFailure>) => p)(captureDidFail.params),
   ((r: Widen<P.CaptureStatusResult>) => r)(captureStatus.result),
   ((p: Widen<P.ImportParams>) => p)(importPreview.params),
@@ -51,6 +54,8 @@ exact<typeof buildersGet.result, P.BuilderInfo>(true);
 exact<typeof captureStatus.params, P.NoParams>(true);
 exact<(typeof buildersList.result.items)[number], P.BuilderInfo>(true);
 exact<typeof buildersList.params, P.BuildersListParams>(true);
+exact<typeof buildersSources.result, P.BuildersSourcesResult>(true);
+exact<(typeof buildersSources.result.files)[number], P.SourceFile>(true);
 exact<typeof captureStatus.result, P.CaptureStatusResult>(true);
 exact<typeof captureDidFail.params, P.CaptureFailure>(true);
 exact<typeof importRun.result.reports.claude, P.ImportReport>(true);

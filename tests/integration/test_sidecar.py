@@ -51,10 +51,20 @@ class World:
             self.long.turn(f"step {i} of the long one", f"done step {i}")
         other = Session(self.projects, "/elsewhere/other")
         other.turn("unrelated work", "fine")
+        self.gone = Session(self.projects, "/elsewhere/gone")  # deleted after its import
+        self.gone.turn("a session its agent deleted", "lazy keeps it")
+        helper = Session(self.user_home / "scratch", "/elsewhere/gone", session_id=self.gone.id)
+        helper.turn("look at the store", "it holds everything")
+        self.subagent = self.gone.path.parent / self.gone.id / "subagents" / "agent-a1b2c3d4.jsonl"
+        self.subagent.parent.mkdir(parents=True)
+        self.subagent.write_bytes(helper.path.read_bytes().replace(
+            b'"isSidechain":false', b'"isSidechain":true,"agentId":"a1b2c3d4"'
+        ))  # fmt: skip
         Rollout(self.user_home / ".codex", str(self.repo)).turn("codex on retention", "ok")
         for tool in ("claude", "codex"):
             run_lazy(self.lazy_home, self.user_home, "import-conversation", "--tool", tool,
                      "--all-projects", "--yes")  # fmt: skip
+        self.gone.path.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +144,26 @@ async def test_builders_get_and_its_errors(world: World, client: LanguageClient)
     with pytest.raises(JsonRpcException) as e:
         await call(client, "builders/list", {"limit": 0})
     assert e.value.code == -32602 and "limit" in str(e.value)
+
+
+@pytest.mark.asyncio
+async def test_builders_sources_names_the_files_and_which_are_gone(
+    world: World, client: LanguageClient
+) -> None:
+    got = await call(client, "builders/sources", {"id": world.long.id[:12]})
+    assert got["builder_id"] == world.long.id
+    assert [(f["path"], f["exists"], f["agent_id"]) for f in got["files"]] == [
+        (str(world.long.path), True, None)
+    ]
+    assert got["files"][0]["size"] == world.long.path.stat().st_size
+    gone = await call(client, "builders/sources", {"id": world.gone.id})
+    assert [(f["path"], f["exists"], f["agent_id"]) for f in gone["files"]] == [
+        (str(world.gone.path), False, None),  # deleted by its agent; the store keeps it
+        (str(world.subagent), True, "a1b2c3d4"),
+    ]
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "builders/sources", {"id": "zzzz-no-such"})
+    assert e.value.code == NOT_FOUND
 
 
 # ---- transcripts/page -------------------------------------------------------------------------

@@ -33,6 +33,7 @@ CHROMIUM = Path(os.environ.get("LAZY_CHROMIUM") or "/usr/bin/chromium")
 # the tests of vscode.test.mjs, in their order: pytest id -> the Node test's title
 TESTS = {
     "builders_view": "the Builders view lists the captured sessions",
+    "bundled_sidecar": "the sidecar running is the one packaged in the .vsix, under the system's Python",
     "open_transcript": "opening a Builder shows its messages with their numbers",
     "tool_call_expands": "a tool call expands to show its output",
     "search_opens_message": "search finds a known phrase and opens its message",
@@ -114,6 +115,8 @@ def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[st
 def test_vscode(node_results: dict[str, tuple[str, str]], title: str) -> None:
     if title not in node_results:
         pytest.fail(f"not run by vscode.test.mjs\n{node_results['__stderr__'][1]}")
+    unknown = set(node_results) - {*TESTS.values(), "__stderr__"}
+    assert not unknown, f"vscode.test.mjs runs tests this wrapper does not list: {unknown}"
     status, detail = node_results[title]
     if status == "skip":
         pytest.skip(detail)

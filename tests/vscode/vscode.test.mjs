@@ -7,7 +7,10 @@
 // Normally run through test_vscode.py (pytest), which checks the prerequisites. The tests run in
 // order against one code-server and share its state (the live session, the killed sidecar come
 // last). Knobs: LAZY_VSIX, LAZY_VENV, LAZY_CHROMIUM, LAZY_VSCODE_TMP (work dir, kept), LAZY_VSCODE_OUT
-// (screenshots, logs), LAZY_SIDECAR_PATH (the lazy.sidecar.path setting; default the venv's lazy). No sleeps as synchronisation: every wait polls a condition with a deadline.
+// (screenshots, logs), LAZY_SIDECAR_PATH (the lazy.sidecar.path setting; by default the sidecar
+// packaged in the .vsix runs, under the first python3.1x or python3 on a PATH without any `lazy`:
+// what a user with nothing but Python gets). No sleeps as synchronisation: every wait polls a
+// condition with a deadline.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -29,6 +32,23 @@ const CS_ENTRY = path.join(CS_DIR, "node_modules", "code-server", "out", "node",
 const CHROMIUM = process.env.LAZY_CHROMIUM || "/usr/bin/chromium";
 const OUT = process.env.LAZY_VSCODE_OUT || path.join(HERE, "out");
 const CI = process.env.CI === "true";
+const SIDECAR_PATH = process.env.LAZY_SIDECAR_PATH || "";
+
+/** PATH without the dirs that hold a `lazy` (the repo's venv, a user install), so the extension
+ * falls back to the sidecar bundled in the .vsix. */
+const PATH_WITHOUT_LAZY = (process.env.PATH || "")
+  .split(":")
+  .filter((dir) => dir && !isExecutable(path.join(dir, "lazy")))
+  .join(":");
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // prerequisites: skip (or, with CI=true, fail) when one is missing
@@ -48,6 +68,12 @@ function missingPrerequisite() {
     return "the claude CLI in tests/agents/node_modules (cd tests/agents && npm install)";
   if (spawnSync(UNSHARE[0], [...UNSHARE.slice(1), "true"]).status !== 0)
     return "unshare --net (root, or unprivileged user namespaces)";
+  const py = spawnSync("python3", ["-c", "import sys; print(sys.version_info >= (3, 11))"], {
+    env: { PATH: PATH_WITHOUT_LAZY },
+    encoding: "utf8",
+  });
+  if (!SIDECAR_PATH && py.stdout?.trim() !== "True")
+    return "a python3 ≥ 3.11 on PATH for the bundled sidecar (apt-get install python3)";
   return null;
 }
 const MISSING = missingPrerequisite();
@@ -152,9 +178,10 @@ function writeSessions(name) {
 
 function isolatedEnv(extra = {}) {
   const env = {};
-  for (const k of ["PATH", "LANG", "LC_ALL", "TZ", "TERM"]) if (process.env[k]) env[k] = process.env[k];
+  for (const k of ["LANG", "LC_ALL", "TZ", "TERM"]) if (process.env[k]) env[k] = process.env[k];
   return {
     ...env,
+    PATH: PATH_WITHOUT_LAZY,
     HOME: home,
     XDG_CONFIG_HOME: path.join(tmp, "xdg", "config"),
     XDG_DATA_HOME: path.join(tmp, "xdg", "data"),
@@ -183,7 +210,7 @@ async function startCodeServer() {
         "extensions.autoUpdate": false,
         "extensions.autoCheckUpdates": false,
         "update.mode": "none",
-        "lazy.sidecar.path": process.env.LAZY_SIDECAR_PATH || LAZY,
+        ...(SIDECAR_PATH ? { "lazy.sidecar.path": SIDECAR_PATH } : {}),
         "lazy.store": lazyHome,
       },
       null,
@@ -398,6 +425,19 @@ test("the Builders view lists the captured sessions", { skip: SKIP }, async () =
   await showBuilders();
   for (const b of [script.tools, script.plan, script.hostile]) await waitForRow(b.summary, 60_000);
   await page.screenshot({ path: path.join(OUT, "builders.png") });
+});
+
+test("the sidecar running is the one packaged in the .vsix, under the system's Python", { skip: SKIP || !!SIDECAR_PATH }, async () => {
+  const [pid] = await until("the sidecar process", () => sidecarPids().length === 1 && sidecarPids());
+  const argv = cmdlineOf(pid);
+  assert.deepEqual(argv.slice(1), ["-m", "lazy.cli.main", "sidecar"], argv.join(" "));
+  assert.ok(!argv[0].startsWith(REPO), `the sidecar runs the repo's Python: ${argv[0]}`);
+  const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+  const pythonPath = (environ.find((e) => e.startsWith("PYTHONPATH=")) || "").slice("PYTHONPATH=".length);
+  const extensions = path.join(tmp, "cs", "ext");
+  const parts = pythonPath.split(":");
+  assert.ok(parts.length >= 2 && parts.every((p) => p.startsWith(extensions)), `PYTHONPATH=${pythonPath}`);
+  assert.ok(parts.some((p) => /bundled\/common$/.test(p)) && parts.some((p) => /bundled\/cp3\d+$/.test(p)), pythonPath);
 });
 
 test("opening a Builder shows its messages with their numbers", { skip: SKIP }, async () => {

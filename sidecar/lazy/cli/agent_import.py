@@ -281,4 +281,6 @@ def _tool_group(tool: str) -> click.Group:
 for _tool in ("claude", "codex", "opencode"):
     import_group.add_command(_command(_tool, _tool))
 
-tool_groups = [_tool_group(t) for t in ("claude", "codex", "opencode")]
+claude_group, codex_group, opencode_group = (
+    _tool_group(t) for t in ("claude", "codex", "opencode")
+)

@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from lazy import __version__
-from lazy.cli.agent_import import import_group, tool_groups
-from lazy.cli.conversations import builder, conversations, show
-from lazy.cli.importing import import_conversation
-from lazy.cli.memories import get, ls
-from lazy.cli.search import index_group, search_command
+
+# Each command's module is imported when the command runs (or --help lists it): `lazy sidecar`
+# starts in the time the extension waits for it, without the CLI's rich and capture imports.
+COMMANDS = {
+    "import-conversation": "lazy.cli.importing:import_conversation",
+    "conversations": "lazy.cli.conversations:conversations",
+    "builder": "lazy.cli.conversations:builder",
+    "show": "lazy.cli.conversations:show",
+    "import": "lazy.cli.agent_import:import_group",
+    "claude": "lazy.cli.agent_import:claude_group",
+    "codex": "lazy.cli.agent_import:codex_group",
+    "opencode": "lazy.cli.agent_import:opencode_group",
+    "get": "lazy.cli.memories:get",
+    "ls": "lazy.cli.memories:ls",
+    "search": "lazy.cli.search:search_command",
+    "index": "lazy.cli.search:index_group",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = COMMANDS.get(cmd_name)
+        if where is None:
+            return super().get_command(ctx, cmd_name)
+        module, attr = where.split(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command) and command.name == cmd_name, where
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lazy")
 def cli() -> None:
     """lazy: durable, searchable memory of your coding-agent conversations.
@@ -20,19 +48,6 @@ def cli() -> None:
     The store lives in $LAZY_HOME (default ~/.lazy). Commands act on the project of the
     current directory; --all-projects widens.
     """
-
-
-cli.add_command(import_conversation)
-cli.add_command(conversations)
-cli.add_command(builder)
-cli.add_command(show)
-cli.add_command(import_group)
-for _group in tool_groups:
-    cli.add_command(_group)
-cli.add_command(get)
-cli.add_command(ls)
-cli.add_command(search_command)
-cli.add_command(index_group)
 
 
 @cli.command("sidecar")

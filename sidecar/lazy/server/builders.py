@@ -1,17 +1,24 @@
-"""builders/list and builders/get."""
+"""builders/list, builders/get and builders/sources."""
 
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import orjson
 from pygls.exceptions import JsonRpcInvalidParams
 
 from lazy.model import BuilderInfo
 from lazy.server.app import Sidecar
-from lazy.server.protocol import BuildersGetParams, BuildersListParams, BuildersListResult
+from lazy.server.protocol import (
+    BuildersGetParams,
+    BuildersListParams,
+    BuildersListResult,
+    BuildersSourcesResult,
+    SourceFile,
+)
 from lazy.server.rpc import request
-from lazy.store.queries import builder_info, builders_page, resolve_builder
+from lazy.store.queries import builder_info, builders_page, resolve_builder, source_files
 
 
 def _cursor(key: str, bid: str) -> str:
@@ -52,3 +59,20 @@ def register(ls: Sidecar) -> None:
     def builders_get(ls: Sidecar, p: BuildersGetParams) -> BuilderInfo:
         conn = ls.store().conn
         return builder_info(conn, resolve_builder(conn, p.id))
+
+    @request(ls, "builders/sources")
+    def builders_sources(ls: Sidecar, p: BuildersGetParams) -> BuildersSourcesResult:
+        conn = ls.store().conn
+        bid = resolve_builder(conn, p.id)
+        files = []
+        for key, tool, sid, agent, size in source_files(conn, bid):
+            # an OpenCode database's sessions are stored as "<db>#<session>"
+            path = key.rsplit("#", 1)[0] if tool == "opencode" and "#" in key else key
+            found = Path(path).is_file()
+            files.append(
+                SourceFile.model_validate(
+                    {"path": path, "tool": tool, "session_id": sid, "agent_id": agent,
+                     "size": size, "exists": found}
+                )
+            )  # fmt: skip
+        return BuildersSourcesResult(builder_id=bid, files=files)

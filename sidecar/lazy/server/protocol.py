@@ -45,6 +45,22 @@ class BuildersGetParams(BaseModel):
     id: str  # a Builder's id, any of its session ids, or a unique prefix of either
 
 
+class SourceFile(BaseModel):
+    """A file an agent wrote one of the Builder's sessions to, as capture last read it."""
+
+    path: str  # the file on disk (an OpenCode database holds many sessions)
+    tool: Tool
+    session_id: str
+    agent_id: str | None = None  # a subagent's own file
+    size: int  # bytes when last captured
+    exists: bool  # still there: agents delete old sessions, lazy keeps its copy
+
+
+class BuildersSourcesResult(BaseModel):
+    builder_id: str
+    files: list[SourceFile]  # the main sessions' first, then subagents', each by path
+
+
 # ---- transcripts ----------------------------------------------------------------------------
 
 
@@ -134,6 +150,8 @@ METHODS: tuple[Method, ...] = (
            "A page of Builders, newest first."),
     Method("builders/get", "request", "client->server", BuildersGetParams, BuilderInfo,
            "One Builder by id, session id or unique prefix."),
+    Method("builders/sources", "request", "client->server", BuildersGetParams,
+           BuildersSourcesResult, "The agents' files a Builder was captured from."),
     Method("transcripts/page", "request", "client->server", TranscriptsPageParams,
            TranscriptsPageResult, "A range of a Builder's (or a subagent's) messages."),
     Method("search/query", "request", "client->server", SearchQueryParams, SearchResults,

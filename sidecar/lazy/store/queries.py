@@ -190,6 +190,17 @@ def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     return _infos(conn, rows)[0]
 
 
+def source_files(conn: sqlite3.Connection, bid: str) -> list[tuple[str, str, str, str | None, int]]:
+    """(path, tool, session id, agent id, size) of the files a Builder's sessions were
+    captured from: main sessions' first, then subagents', each by path."""
+    rows = conn.execute(
+        "SELECT path, tool, session_id, agent_id, size FROM source_files WHERE session_id IN"
+        " (SELECT id FROM sessions WHERE builder_id=?) ORDER BY agent_id IS NOT NULL, path",
+        (bid,),
+    ).fetchall()
+    return [(str(p), str(t), str(s), a, int(n)) for p, t, s, a, n in rows]
+
+
 def _view(row: tuple[object, ...], names: dict[str, str]) -> MessageView:
     n, role, text, sid, ts, kinds, model, tool, packed = row
     said = str(text)

@@ -264,11 +264,14 @@ class Oracle:
 # ---- the CLI ----------------------------------------------------------------------------------
 
 
-def env_for(lazy_home: Path, user_home: Path) -> dict[str, str]:
+def env_for(lazy_home: Path, user_home: Path, **extra: str) -> dict[str, str]:
+    """An environment that points lazy at ``lazy_home`` and every agent's default location
+    under ``user_home``, never at this machine's own history."""
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "LAZY_HOME")}
     user_home.mkdir(parents=True, exist_ok=True)
     env.update(LAZY_HOME=str(lazy_home), HOME=str(user_home), PYTHONUNBUFFERED="1")
     env.update(CODEX_HOME=str(user_home / ".codex"), XDG_DATA_HOME=str(user_home / ".local"))
+    env.update(extra)
     return env
 
 

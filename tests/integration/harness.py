@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -13,6 +10,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import zstandard
+
+from search_support import lazy_json
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -26,47 +25,6 @@ T = TypeVar("T")
 def unzstd(data: bytes) -> bytes:
     """What the store keeps compressed (raw lines, quarantined bytes), as written."""
     return bytes(zstandard.ZstdDecompressor().decompress(data))
-
-
-def child_env(lazy_home: Path, user_home: Path, **extra: str) -> dict[str, str]:
-    """An environment that points lazy at ``lazy_home`` and never at the real ~/.claude."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "LAZY_HOME")}
-    user_home.mkdir(parents=True, exist_ok=True)
-    env.update(LAZY_HOME=str(lazy_home), HOME=str(user_home), PYTHONUNBUFFERED="1")
-    env.update(extra)
-    return env
-
-
-def lazy(
-    lazy_home: Path, user_home: Path, *args: str, timeout: float = 120, check: bool = True
-) -> subprocess.CompletedProcess[str]:
-    """Run the ``lazy`` CLI in a child with its own LAZY_HOME and HOME."""
-    proc = subprocess.run(
-        [LAZY, *args],
-        env=child_env(lazy_home, user_home),
-        cwd=user_home,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"`lazy {' '.join(args)}` exited {proc.returncode}\n"
-            f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-        )
-    return proc
-
-
-def lazy_json(lazy_home: Path, user_home: Path, *args: str) -> Any:
-    proc = lazy(lazy_home, user_home, *args, "--json")
-    try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError as e:
-        raise AssertionError(
-            f"`lazy {' '.join(args)} --json` printed no JSON: {proc.stdout!r}"
-        ) from e
 
 
 def import_all(lazy_home: Path, user_home: Path, source: Path) -> Any:

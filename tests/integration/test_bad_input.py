@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import LAZY, child, child_env, integrity, lazy_json, numbering_gaps, scalar, unzstd
+from harness import LAZY, child, env_for, integrity, lazy_json, numbering_gaps, scalar, unzstd
 from sessions import SessionWriter, dumps, make_session, session_id, session_path
 
 from lazy.capture.discovery import discover
@@ -235,7 +235,7 @@ def test_50mb_line_is_quarantined_with_its_bytes_and_bounded_memory(
 
     proc = subprocess.run(
         child("capture", str(lazy_home), str(path)),
-        env=child_env(lazy_home, lazy_home.parent / "user-home"),
+        env=env_for(lazy_home, lazy_home.parent / "user-home"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -469,7 +469,7 @@ def test_unreadable_file_is_an_error_with_eacces(tmp: Path, projects: Path) -> N
     else:
         path.chmod(0o000)
     proc = subprocess.run(
-        args, env=child_env(home, tmp / "user-home"), capture_output=True, text=True, timeout=60
+        args, env=env_for(home, tmp / "user-home"), capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -517,7 +517,7 @@ def test_full_disk_is_a_clear_error_and_leaves_no_partial_session(
 
     proc = subprocess.run(
         child("capture", str(lazy_home), str(path), "--fsize-limit", str(limit)),
-        env=child_env(lazy_home, lazy_home.parent / "user-home"),
+        env=env_for(lazy_home, lazy_home.parent / "user-home"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -551,7 +551,7 @@ def test_full_disk_during_cli_import_is_a_clear_error(
             str(projects),
             "--json",
         ],
-        env=child_env(lazy_home, user_home),
+        env=env_for(lazy_home, user_home),
         cwd=user_home,
         capture_output=True,
         text=True,
@@ -584,7 +584,7 @@ def test_full_disk_mid_file_then_capture_completes_the_file(
             "--batch",
             str(128 * 1024),
         ),
-        env=child_env(lazy_home, lazy_home.parent / "user-home"),
+        env=env_for(lazy_home, lazy_home.parent / "user-home"),
         capture_output=True,
         text=True,
         timeout=60,

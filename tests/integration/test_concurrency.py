@@ -13,8 +13,8 @@ from harness import (
     LAZY,
     builder_rows,
     child,
-    child_env,
     duplicate_keys,
+    env_for,
     import_all,
     integrity,
     message_rows,
@@ -49,7 +49,7 @@ def test_two_capturers_and_a_live_writer_store_every_message_once(
     path.parent.mkdir(parents=True)
     done = tmp / "writer-done"
     ready = [tmp / "ready-a", tmp / "ready-b"]
-    env = child_env(lazy_home, tmp / "user-home")
+    env = env_for(lazy_home, tmp / "user-home")
 
     def start(argv: list[str]) -> subprocess.Popen[str]:
         p = subprocess.Popen(
@@ -111,7 +111,7 @@ def test_two_concurrent_imports_equal_one(
         ref = message_rows(store.conn), builder_rows(store.conn)
 
     home = tmp / "lazy-home"
-    env = child_env(home, tmp / "user-home")
+    env = env_for(home, tmp / "user-home")
     argv = [
         LAZY,
         "import-conversation",

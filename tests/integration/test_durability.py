@@ -18,8 +18,8 @@ import pytest
 from harness import (
     builder_rows,
     child,
-    child_env,
     duplicate_keys,
+    env_for,
     import_all,
     integrity,
     lazy_json,
@@ -447,7 +447,7 @@ def test_kill_9_during_import_loses_and_duplicates_nothing(
     total = len(ref_rows)
     home = tmp / "lazy-home"
     user = tmp / "user-home"
-    env = child_env(home, user)
+    env = env_for(home, user)
     argv = child("import-progress", str(home), str(projects), str(SMALL_BATCH))
     points = [1, 3, 9, 18, 30, 42, 54]
     kills, progress = 0, []
@@ -522,7 +522,7 @@ def test_import_after_a_capture_killed_mid_file_finishes_the_file(
     `lazy import-conversation --yes` (the plain import, no --all) must finish the file."""
     w = make_session(SID, 150, pad=20_000)
     path = _write(session_path(projects, SID), w.data())
-    env = child_env(lazy_home, user_home)
+    env = env_for(lazy_home, user_home)
     offset = _kill_capture_mid_file(procs, lazy_home, path, env)
     with Store.open(lazy_home) as store:
         assert integrity(store.conn) == "ok"
@@ -555,7 +555,7 @@ def test_capture_after_a_capture_killed_mid_file_finishes_the_file(
     """The sidecar restarts after the kill and captures the same, unchanged file again."""
     w = make_session(SID, 150, pad=20_000)
     path = _write(session_path(projects, SID), w.data())
-    offset = _kill_capture_mid_file(procs, lazy_home, path, child_env(lazy_home, user_home))
+    offset = _kill_capture_mid_file(procs, lazy_home, path, env_for(lazy_home, user_home))
     with Store.open(lazy_home) as store:
         res = capture_file(store, path)
         assert res.bytes_read == path.stat().st_size - offset, (

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import LAZY, child_env
+from harness import LAZY, env_for
 
 from agent_sessions import Rollout, create_db, oc_conv, write_oldest_tree, write_v1_tree
 
@@ -32,7 +32,7 @@ def homes(tmp: Path) -> dict[str, Path]:
 
 
 def run_lazy(homes: dict[str, Path], *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    env = child_env(
+    env = env_for(
         homes["lazy"],
         homes["user"],
         CODEX_HOME=str(homes["codex"]),

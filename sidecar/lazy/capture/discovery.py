@@ -18,7 +18,8 @@ from lazy.sources import COMPRESSED, file_identity, make_reader
 from lazy.sources.jsonl import split_lines
 from lazy.sources.opencode import iso_ms, list_sessions
 
-HEAD_BYTES = 256 * 1024
+HEAD_BYTES = 256 * 1024  # the most of a file read to find its first user message
+FIRST_READ = 16 * 1024
 K = TypeVar("K")
 
 
@@ -106,12 +107,22 @@ class Head:
 
 def read_head(path: Path, tool: str = "claude") -> Head:
     """What the first lines of a session file say, read by the same reader and one-shot
-    rule as capture."""
-    try:
-        with open_source(path)[0] as f:
-            head = f.read(HEAD_BYTES)
-    except Exception:  # unreadable or damaged: capture will say why
-        return Head()
+    rule as capture. The rule needs the first user message, which most files hold in their
+    first few KB: a small read first, larger ones only when it is not there yet."""
+    want = FIRST_READ
+    while True:
+        try:
+            with open_source(path)[0] as f:
+                head = f.read(want)
+        except Exception:  # unreadable or damaged: capture will say why
+            return Head()
+        out, complete = _parse_head(path, tool, head)
+        if complete or len(head) < want or want >= HEAD_BYTES:
+            return out
+        want = min(want * 4, HEAD_BYTES)
+
+
+def _parse_head(path: Path, tool: str, head: bytes) -> tuple[Head, bool]:
     sid, agent = file_identity(path)
     reader = make_reader(tool, str(path), sid, agent)
     out = Head()
@@ -126,7 +137,22 @@ def read_head(path: Path, tool: str = "claude") -> Head:
     if facts is not None:
         out.cwd, out.started_at = facts.cwd, facts.first_timestamp
         out.oneshot = agent is None and facts.oneshot
-    return out
+    return out, facts is not None and facts.first_user_seen
+
+
+# A long-lived process (the sidecar sweeps every 30 s) sees the same files again and again:
+# a file's head is read again only when its size or mtime changed.
+_heads: dict[str, tuple[int, int, Head]] = {}
+
+
+def head_of(path: Path, st: os.stat_result, tool: str = "claude") -> Head:
+    key = f"{tool}\0{path}"
+    seen = _heads.get(key)
+    if seen is not None and seen[0] == st.st_size and seen[1] == st.st_mtime_ns:
+        return seen[2]
+    head = read_head(path, tool)
+    _heads[key] = (st.st_size, st.st_mtime_ns, head)
+    return head
 
 
 def _regular(path: Path, problems: list[Quarantined] | None = None) -> os.stat_result | None:
@@ -196,7 +222,7 @@ def discover(
             if st is None:
                 continue
             sid, agent = file_identity(path)
-            head = read_head(path)
+            head = head_of(path, st)
             cwd, oneshot = head.cwd, head.oneshot
             # a head with no cwd in it (a big pasted image first) stays: its dir name matched
             if filtered and cwd is not None and not _in_project(cwd, repos):
@@ -268,7 +294,7 @@ def discover_codex(
             st = _regular(path, result.problems)
             if st is None:
                 continue
-            head = read_head(path, "codex")
+            head = head_of(path, st, "codex")
             if project is not None and not _in_project(head.cwd, repos):
                 continue
             sid = file_identity(path)[0]

@@ -57,8 +57,10 @@ def sidecar() -> None:
     The extension starts it; it captures the agents' sessions live while it runs. stdout is
     the protocol: logs go to stderr.
     """
-    from lazy.server.app import main as serve  # pygls is loaded only for the sidecar
+    from lazy.server.startup import attrs_code_cache
 
+    with attrs_code_cache():
+        from lazy.server.app import main as serve  # pygls is loaded only for the sidecar
     serve()
 
 

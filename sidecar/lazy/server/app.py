@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lazy.server")
 VERSION = "0.1.0"
+STORE_CACHE_MIB = 16
 
 
 class Sidecar(LanguageServer):
@@ -46,7 +47,9 @@ class Sidecar(LanguageServer):
         """This thread's connection to the store."""
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = self._local.store = Store.open(self.home)
+            # one connection per thread for as long as the sidecar runs: a smaller page
+            # cache each than a one-off CLI import's (the OS caches the file anyway)
+            store = self._local.store = Store.open(self.home, cache_mib=STORE_CACHE_MIB)
         return store
 
     def index(self) -> SearchIndex:

@@ -173,9 +173,11 @@ class LiveCapture:
         """Index what was captured here, and queue the Builders of every message added to
         the store since the last telling (here or by anyone else) for one notification."""
         conn = self.ls.store().conn
+        # "+builder_id": by the id range, not by walking the whole builder_id index (at a
+        # million messages that scan took half a second and filled the page cache)
         rows = conn.execute(
-            "SELECT builder_id, MAX(id) FROM messages WHERE id > ? AND builder_id IS NOT NULL"
-            " GROUP BY builder_id",
+            "SELECT builder_id, MAX(id) FROM messages WHERE id > ? AND +builder_id IS NOT NULL"
+            " GROUP BY +builder_id",
             (self._told,),
         ).fetchall()
         grown: set[str] = set()

@@ -84,7 +84,7 @@ class Store:
         self._savepoints = 0
 
     @classmethod
-    def open(cls, home: Path | None = None) -> Store:
+    def open(cls, home: Path | None = None, *, cache_mib: int = 64) -> Store:
         home = home or lazy_home()
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -100,8 +100,8 @@ class Store:
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             # Bulk imports insert into uuid-keyed b-trees in random order: a larger page
-            # cache keeps them from thrashing.
-            conn.execute("PRAGMA cache_size = -65536")
+            # cache keeps them from thrashing. A long-lived reader asks for less.
+            conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
             if sys.platform == "darwin":
                 conn.execute("PRAGMA fullfsync = ON")
             migrate(conn)

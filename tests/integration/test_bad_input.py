@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import LAZY, child, env_for, integrity, lazy_json, numbering_gaps, scalar, unzstd
+from harness import LAZY, child, integrity, numbering_gaps, scalar, unzstd
 from sessions import SessionWriter, dumps, make_session, session_id, session_path
 
 from lazy.capture.discovery import discover
@@ -25,6 +25,7 @@ from lazy.capture.importer import run_import
 from lazy.capture.pipeline import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
+from search_support import env_for, lazy_json
 
 SID = session_id(1, "bad-input")
 

@@ -14,7 +14,6 @@ from harness import (
     builder_rows,
     child,
     duplicate_keys,
-    env_for,
     import_all,
     integrity,
     message_rows,
@@ -28,6 +27,7 @@ from lazy.capture.pipeline import capture_file
 from lazy.sources.jsonl import read_complete as real_read_complete
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
+from search_support import env_for
 
 SID = session_id(1, "concurrency")
 

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import LAZY, env_for
+from harness import LAZY
 
 from agent_sessions import Rollout, create_db, oc_conv, write_oldest_tree, write_v1_tree
+from search_support import env_for
 
 TIMEOUT_S = 20  # far above a healthy run (about a second): reaching it means a hang
 

@@ -1,0 +1,17 @@
+"""One line of `lazy doctor`: what was checked, how it stands, and the command that fixes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Status = Literal["ok", "warn", "fail"]
+MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
+
+
+@dataclass
+class Check:
+    title: str  # "Conversation capture is live"
+    status: Status
+    detail: list[str] = field(default_factory=list)  # indented lines under the title
+    fix: str | None = None  # the command that fixes a warning or failure

@@ -14,6 +14,7 @@ export interface BuilderInfo {
   session_ids?: string[];
   sidechains?: SidechainInfo[];
   forked_from?: string | null;
+  alias?: string | null;
 }
 
 export interface BuildersDidChange {
@@ -39,6 +40,11 @@ export interface BuildersListParams {
 export interface BuildersListResult {
   items: BuilderInfo[];
   next_cursor?: string | null;
+}
+
+export interface BuildersNameParams {
+  id: string;
+  name: string | null;
 }
 
 export interface BuildersSourcesResult {
@@ -211,6 +217,7 @@ export interface TranscriptsPageResult {
 export const METHODS = {
   "builders/list": { kind: "request", direction: "client->server" },
   "builders/get": { kind: "request", direction: "client->server" },
+  "builders/name": { kind: "request", direction: "client->server" },
   "builders/sources": { kind: "request", direction: "client->server" },
   "transcripts/page": { kind: "request", direction: "client->server" },
   "search/query": { kind: "request", direction: "client->server" },
@@ -228,12 +235,15 @@ export const ErrorCodes = {
   AMBIGUOUS: -32002,
   BAD_QUERY: -32003,
   STORE_ERROR: -32004,
+  NAME_TAKEN: -32005,
 } as const;
 
 /** A page of Builders, newest first. */
 export const BuildersList = { method: "builders/list", kind: "request" } as const;
 /** One Builder by id, session id or unique prefix. */
 export const BuildersGet = { method: "builders/get", kind: "request" } as const;
+/** Name a Builder (its alias, which `lazy builder --resume` takes); null unnames it. */
+export const BuildersName = { method: "builders/name", kind: "request" } as const;
 /** The agents' files a Builder was captured from. */
 export const BuildersSources = { method: "builders/sources", kind: "request" } as const;
 /** A range of a Builder's (or a subagent's) messages. */
@@ -255,6 +265,7 @@ export const CaptureDidFail = { method: "capture/didFail", kind: "notification" 
 export interface Requests {
   "builders/list": { params: BuildersListParams; result: BuildersListResult };
   "builders/get": { params: BuildersGetParams; result: BuilderInfo };
+  "builders/name": { params: BuildersNameParams; result: BuilderInfo };
   "builders/sources": { params: BuildersGetParams; result: BuildersSourcesResult };
   "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
   "search/query": { params: SearchQueryParams; result: SearchResults };

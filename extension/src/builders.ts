@@ -44,7 +44,12 @@ function short(p: string): string {
 }
 
 /** A Builder's name: its summary, else its title, else its short id; agent text, so plain. */
+/** A Builder's name in the tree: its alias ("Name This Builder…"), else what it is about. */
 export function builderLabel(info: BuilderInfo): string {
+  return info.alias ?? aboutLabel(info);
+}
+
+function aboutLabel(info: BuilderInfo): string {
   return plainText(info.summary.trim() || info.title?.trim() || info.short_id).replace(/\s+/g, " ");
 }
 
@@ -420,7 +425,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     );
     // plain text: summaries are agent output, never markdown we would render
     item.tooltip = [
-      builderLabel(info),
+      ...(info.alias ? [`${info.alias}: ${aboutLabel(info)}`] : [aboutLabel(info)]),
       "",
       `Id: ${info.id}`,
       `Agent: ${toolName(info.tool)}`,
@@ -430,7 +435,8 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       `Messages: ${info.message_count}${grew ? " (new since last opened)" : ""}`,
       ...(info.forked_from ? [`Forked from: ${info.forked_from}`] : []),
     ].join("\n");
-    item.contextValue = "builder";
+    // Claude Code conversations can be resumed in a terminal (lazy builder runs Claude Code)
+    item.contextValue = info.tool === "claude" ? "builder.claude" : "builder";
     item.command = { title: "Open Transcript", command: "lazy.openTranscript", arguments: [info.id] };
     return item;
   }

@@ -141,6 +141,7 @@ export const builderInfo: Decoder<BuilderInfo> = obj<BuilderInfo>({
   session_ids: optional(arr(str)),
   sidechains: optional(arr(sidechainInfo)),
   forked_from: optional(nullable(str)),
+  alias: optional(nullable(str)),
 });
 
 export const buildersListResult = obj<BuildersListResult>({
@@ -263,6 +264,7 @@ export const buildersDidChange = obj<BuildersDidChange>({
 export const RESULT_DECODERS: { [M in RequestName]: Decoder<Requests[M]["result"]> } = {
   "builders/list": buildersListResult,
   "builders/get": builderInfo,
+  "builders/name": builderInfo,
   "builders/sources": buildersSourcesResult,
   "transcripts/page": transcriptsPageResult,
   "search/query": searchResults,

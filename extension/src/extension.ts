@@ -14,6 +14,8 @@ import { showSearch } from "./search";
 import { Sidecar } from "./sidecar";
 import { sourcePicks } from "./sources";
 import { StatusBar } from "./status";
+import { resumeTerminal } from "./terminal";
+import { nameBuilder } from "./naming";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
 
@@ -179,6 +181,27 @@ export function activate(context: vscode.ExtensionContext): void {
       // a remote window (code-server, SSH) has no OS file manager of its own: open the file instead
       const how = vscode.env.remoteName ? "vscode.open" : "revealFileInOS";
       await vscode.commands.executeCommand(how, vscode.Uri.file(pick.file.path));
+    }),
+    vscode.commands.registerCommand("lazy.nameBuilder", async (arg?: unknown) => {
+      const node = asNode(arg);
+      const c = client();
+      if (node?.kind !== "builder" || !c) return;
+      if (await nameBuilder(c, node.info)) await builders.refresh();
+    }),
+    vscode.commands.registerCommand("lazy.resumeInTerminal", (arg?: unknown) => {
+      const node = asNode(arg);
+      const lazy = sidecar.lazyCommand;
+      if (node?.kind !== "builder") return;
+      if (!lazy) {
+        void vscode.window.showWarningMessage("Lazy: the sidecar is not running; restart it first.");
+        return;
+      }
+      const t = resumeTerminal(node.info, lazy, node.info.alias);
+      if (!t) {
+        void vscode.window.showInformationMessage(`Lazy: ${node.info.short_id} is a ${node.info.tool} conversation; Resume in Terminal runs Claude Code.`);
+        return;
+      }
+      vscode.window.createTerminal({ name: t.name, cwd: t.cwd, shellPath: t.shellPath, shellArgs: t.shellArgs, env: t.env }).show();
     }),
     vscode.commands.registerCommand("lazy.refresh", async () => {
       await builders.refresh();

@@ -51,6 +51,16 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
       .join(" · ");
     for (const h of g.hits) {
       const sidechain = h.sidechain ? " (subagent)" : "";
+      if (!g.builder_id) {
+        // a memory of no conversation (Claude Code's harness memory): shown, nothing to open
+        items.push({
+          label: `$(note) ${escapeIcons(h.memory_path ?? "memory")}`,
+          description: escapeIcons(`lazy get ${h.memory_path ?? ""}`),
+          detail: escapeIcons(oneLine(h.snippet, 200)),
+          alwaysShow: true,
+        });
+        continue;
+      }
       items.push({
         label: `$(${toolIcon(g.tool)}) #${h.number} ${escapeIcons(h.role)}${sidechain}`,
         description: escapeIcons(`${oneLine(g.summary, 60)} — ${where}`),

@@ -28,6 +28,7 @@ import {
   type ExecFile,
   type SidecarCommand,
 } from "./discovery";
+import type { LazyCommand } from "./terminal";
 import type { BuildersDidChange, CaptureFailure, NotificationName, Notifications } from "./protocol";
 
 export type SidecarState =
@@ -79,7 +80,14 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
     return token ? lc.sendRequest(method, params, token) : lc.sendRequest(method, params);
   });
 
+  private _lazy: LazyCommand | undefined;
+
   constructor(private readonly deps: SidecarDeps) {}
+
+  /** How the running sidecar was started: what runs lazy's other commands the same way. */
+  get lazyCommand(): LazyCommand | undefined {
+    return this._state.kind === "running" ? this._lazy : undefined;
+  }
 
   get state(): SidecarState {
     return this._state;
@@ -139,10 +147,12 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
     log.info(`starting the sidecar (${sidecar.source}): ${sidecar.command} ${sidecar.args.join(" ")}`);
     // no `transport`: with TransportKind.stdio the client would append --stdio to the
     // command line, which `lazy sidecar` does not take (stdio is its only transport)
+    const env = sidecarEnv(settings, process.env, this.deps.homeDir, pythonPath);
+    this._lazy = { command: sidecar.command, args: sidecar.args, env };
     const serverOptions: ServerOptions = {
       command: sidecar.command,
       args: sidecar.args,
-      options: { env: sidecarEnv(settings, process.env, this.deps.homeDir, pythonPath) },
+      options: { env },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],

@@ -6,6 +6,7 @@ import type * as P from "../src/protocol";
 import buildersDidChange from "../../protocol/fixtures/builders_didChange.json";
 import buildersGet from "../../protocol/fixtures/builders_get.json";
 import buildersList from "../../protocol/fixtures/builders_list.json";
+import buildersName from "../../protocol/fixtures/builders_name.json";
 import buildersSources from "../../protocol/fixtures/builders_sources.json";
 import captureDidFail from "../../protocol/fixtures/capture_didFail.json";
 import captureStatus from "../../protocol/fixtures/capture_status.json";
@@ -36,6 +37,8 @@ export const checks: unknown[] = [
   ((r: Widen<P.BuilderInfo>) => r)(buildersGet.result),
   ((p: Widen<P.BuildersListParams>) => p)(buildersList.params),
   ((r: Widen<P.BuildersListResult>) => r)(buildersList.result),
+  ((p: Widen<P.BuildersNameParams>) => p)(buildersName.params),
+  ((r: Widen<P.BuilderInfo>) => r)(buildersName.result),
   ((p: Widen<P.BuildersGetParams>) => p)(buildersSources.params),
   ((r: Widen<P.BuildersSourcesResult>) => r)(buildersSources.result),
   ((p: Widen<P.CaptureFailure>) => p)(captureDidFail.params),

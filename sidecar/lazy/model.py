@@ -130,6 +130,7 @@ class BuilderInfo(BaseModel):
     session_ids: list[str] = Field(default_factory=list)
     sidechains: list[SidechainInfo] = Field(default_factory=list)
     forked_from: str | None = None
+    alias: str | None = None  # its name in the session registry (`lazy alias`), if any
 
 
 class MessageView(BaseModel):

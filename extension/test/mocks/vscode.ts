@@ -167,6 +167,7 @@ export const window = {
     throw new Error("tests pass their own StatusBarItem");
   },
   setStatusBarMessage: recorder("window.setStatusBarMessage"),
+  showInputBox: recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>,
 };
 
 export const workspace = {
@@ -184,6 +185,7 @@ export function resetMock(): void {
   window.showInformationMessage = recorder("window.showInformationMessage");
   window.showWarningMessage = recorder("window.showWarningMessage");
   window.showErrorMessage = recorder("window.showErrorMessage");
+  window.showInputBox = recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>;
   window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<unknown>) =>
     task({ report: () => undefined }, new CancellationTokenSource().token));
 }

@@ -101,6 +101,10 @@ describe("Builders tree", () => {
     assert.equal(item.description, "5 min ago · 1 msg");
     assert.equal((item.iconPath as vscode.ThemeIcon).id, "terminal");
     assert.equal(item.contextValue, "builder");
+    const named = q.builderItem(builder("0197a3c2-bbbb", { tool: "claude", alias: "reviewer", summary: "Review the PR" }));
+    assert.equal(named.contextValue, "builder.claude");
+    assert.equal(named.label, "reviewer");
+    assert.match(named.tooltip as string, /^reviewer: Review the PR\n/);
     assert.match(item.tooltip as string, /Id: 0197a3c2-aaaa/);
     assert.deepEqual(item.command?.arguments, ["0197a3c2-aaaa"]);
     assert.equal(q.builderItem(builder("x", { summary: "", title: null })).label, "x");

@@ -34,6 +34,36 @@ describe("search quick pick", () => {
     assert.equal(sub?.target?.sessionId, g.hits.find((h) => h.sidechain)?.session_id);
   });
 
+  it("shows a memory of no conversation without anything to open", () => {
+    const memory: SearchResults = {
+      query: "in:memories prefs",
+      total_hits: 1,
+      groups: [
+        {
+          builder_id: "",
+          short_id: "memory",
+          started_at: null,
+          project: "/home/u/lazy",
+          tool: "claude",
+          summary: "Claude Code memory records (/share/projects/lazy/claude_memory)",
+          score: 1,
+          hits: [
+            {
+              number: 0, role: "assistant", session_id: "", timestamp: null, score: 1,
+              snippet: "prefers tabs", highlights: [], sidechain: false, field: "memory",
+              kind: "memory", memory_path: "/share/projects/lazy/claude_memory/prefs",
+            },
+          ],
+        },
+      ],
+    };
+    const item = searchItems(memory)[1];
+    assert.ok(item);
+    assert.equal(item.label, "$(note) /share/projects/lazy/claude_memory/prefs");
+    assert.equal(item.description, "lazy get /share/projects/lazy/claude_memory/prefs");
+    assert.equal(item.target, undefined);
+  });
+
   it("debounces typing into one request with the workspace scope", async () => {
     const client = new FakeClient().on("search/query", () => results);
     const { pick, c } = setup(client);

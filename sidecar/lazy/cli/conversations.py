@@ -202,23 +202,6 @@ def conversations_search(
     run_search("in:conversations " + " ".join(words), all_projects, limit, as_json)
 
 
-@click.group()
-def builder() -> None:
-    """Builders: conversations joined across their session files."""
-
-
-@builder.command("list")
-@all_projects_option
-@json_option
-@click.option("--limit", type=int, default=None, help="Show at most this many.")
-@tool_option
-def builder_list(
-    all_projects: bool, as_json: bool, limit: int | None, tools: tuple[str, ...]
-) -> None:
-    """The same table as `lazy conversations`."""
-    list_command(all_projects, as_json, limit, tools)
-
-
 @click.command("show")
 @click.argument("ident", metavar="BUILDER_ID")
 @json_option

@@ -59,7 +59,9 @@ def _oneshot_note(d: Discovery) -> None:
         err.print(f"ignored {len(d.oneshots)} machine-generated lazy one-shot(s)")
 
 
-def _import(store: Store, d: Discovery, ids: list[str], report: ImportReport) -> ImportReport:
+def import_sessions(
+    store: Store, d: Discovery, ids: list[str], report: ImportReport
+) -> ImportReport:
     files = [c for sid in ids for c in d.files_of(sid)]
     total = sum(c.size for c in files)
     with progress(
@@ -79,7 +81,7 @@ def _import(store: Store, d: Discovery, ids: list[str], report: ImportReport) ->
     return report
 
 
-def _summary(report: ImportReport) -> None:
+def print_summary(report: ImportReport) -> None:
     parts = [f"imported {len(report.imported)} conversation(s)"]
     if report.updated:
         parts.append(f"updated {len(report.updated)}")
@@ -266,11 +268,11 @@ def import_conversation(
                 if not click.confirm(question, default=False):
                     out.print("Nothing imported.")
                     return
-        report = _import(store, d, ids, report)
+        report = import_sessions(store, d, ids, report)
     if as_json:
         emit_json(report)
     else:
-        _summary(report)
+        print_summary(report)
 
 
 def _import_one(
@@ -302,8 +304,8 @@ def _import_one(
             "Give more of the id."
         )
     report = ImportReport(found=1)
-    report = _import(store, d, found, report)
+    report = import_sessions(store, d, found, report)
     if as_json:
         emit_json(report)
     else:
-        _summary(report)
+        print_summary(report)

@@ -13,7 +13,7 @@ from lazy import __version__
 COMMANDS = {
     "import-conversation": "lazy.cli.importing:import_conversation",
     "conversations": "lazy.cli.conversations:conversations",
-    "builder": "lazy.cli.conversations:builder",
+    "builder": "lazy.cli.builder:builder",
     "show": "lazy.cli.conversations:show",
     "import": "lazy.cli.agent_import:import_group",
     "claude": "lazy.cli.agent_import:claude_group",
@@ -23,6 +23,7 @@ COMMANDS = {
     "ls": "lazy.cli.memories:ls",
     "search": "lazy.cli.search:search_command",
     "index": "lazy.cli.search:index_group",
+    "init": "lazy.cli.init:init",
 }
 
 

@@ -130,9 +130,12 @@ MEMORY_FROM = (
 _MEMORY_SQL = (
     f"SELECT mem.rowid, s.builder_id, b.rowid, s.id, {_meta('source_message_role')},"
     " mem.temporal, CAST(strftime('%s', mem.temporal) AS INTEGER),"
-    f" {_meta('source_model')}, mem.content, s.tool, s.project"
+    f" {_meta('source_model')}, mem.content, COALESCE(s.tool, {_meta('tool')}),"
+    f" COALESCE(s.project, {_meta('project')}), {_meta('source')}"
     f" {MEMORY_FROM} WHERE mem.rowid BETWEEN ? AND ? ORDER BY mem.rowid"
 )
+# memories of no session (Claude Code's harness memory records): searchable on their own
+STANDALONE = "claude-harness-memory"
 
 
 def _memory_document(
@@ -147,13 +150,14 @@ def _memory_document(
     content: str,
     tool: str | None,
     project: str | None,
+    source: str | None,
 ) -> str | None:
-    if bid is None or tool is None:
+    if tool is None or (bid is None and source != STANDALONE):
         return None  # its session is gone or not in a Builder: nothing to show it under
     return document(
         doc_id=-rowid,
         ts=_seconds(temporal, seconds),
-        builder=bid,
+        builder=bid or "",
         builder_row=builder_row if builder_row is not None else -(1 << 40) - rowid,
         session=session,
         tool=tool,

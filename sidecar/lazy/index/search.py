@@ -62,7 +62,8 @@ def search(
         for r in _rows(
             conn,
             "SELECT mem.rowid, s.builder_id, s.id, m.number, json_extract(mem.meta,"
-            " '$.source_message_role'), mem.temporal, s.kind, mem.content, mem.tree, mem.name"
+            " '$.source_message_role'), mem.temporal, s.kind, mem.content, mem.tree, mem.name,"
+            " COALESCE(s.project, json_extract(mem.meta, '$.project'))"
             f" {MEMORY_FROM} LEFT JOIN messages m ON m.session_id = s.id"
             " AND m.key = json_extract(mem.meta, '$.source_message_id')"
             " WHERE mem.rowid IN ({})",
@@ -83,17 +84,22 @@ def search(
     for hits in chosen:
         for mid, score in hits:
             row = shown.get(mid)
-            if row is None or row[1] is None:  # gone, or not in a Builder, since indexed
+            if row is None or (row[1] is None and mid > 0):  # gone, or out of its Builder
                 continue
-            best.setdefault(row[1], score)
+            # a memory of no session (Claude Code's harness memory) is grouped by its node
+            key = row[1] if row[1] is not None else STANDALONE + row[8]
+            best.setdefault(key, score)
             hit = (
                 _hit(row, score, marks, parsed.fields)
                 if mid > 0
                 else _memory_hit(row, score, marks)
             )
-            hits_of.setdefault(row[1], []).append(hit)
+            hits_of.setdefault(key, []).append(hit)
     groups = []
     for bid, hits_shown in hits_of.items():
+        if bid.startswith(STANDALONE):
+            groups.append(_memory_group(bid[len(STANDALONE) :], best[bid], hits_shown, shown))
+            continue
         started, project, tool, summary = builders.get(bid) or (None, None, "?", "")
         groups.append(
             SearchGroup(
@@ -174,13 +180,34 @@ def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -
     )
 
 
+STANDALONE = "\0memory:"  # the group key of memories in no Builder, before their node
+
+
+def _memory_group(
+    tree: str, score: float, hits: list[SearchHit], shown: dict[int, Any]
+) -> SearchGroup:
+    """Memories in no Builder (Claude Code's harness memory records): one group per node,
+    with no Builder id; each hit's memory_path is what `lazy get` reads."""
+    project = next((r[10] for r in shown.values() if r[1] is None and r[8] == tree), None)
+    return SearchGroup(
+        builder_id="",
+        short_id="memory",
+        started_at=None,
+        project=project,
+        tool="claude",
+        summary=f"Claude Code memory records ({tree})",
+        score=score,
+        hits=hits,
+    )
+
+
 def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
-    _, _, sid, number, role, temporal, kind, content, tree, name = row
+    _, _, sid, number, role, temporal, kind, content, tree, name, _ = row
     passage, ranges = snippet(content, marks)
     return SearchHit(
         number=number or 0,
         role=role or "assistant",
-        session_id=sid,
+        session_id=sid or "",  # "": a memory of no session (Claude Code's harness memory)
         timestamp=temporal,
         score=score,
         snippet=passage or content[:SNIPPET_CHARS],

@@ -45,6 +45,11 @@ class BuildersGetParams(BaseModel):
     id: str  # a Builder's id, any of its session ids, or a unique prefix of either
 
 
+class BuildersNameParams(BaseModel):
+    id: str  # a Builder's id, any of its session ids, or a unique prefix of either
+    name: str | None  # its alias in the session registry, scoped to its project; None removes it
+
+
 class SourceFile(BaseModel):
     """A file an agent wrote one of the Builder's sessions to, as capture last read it."""
 
@@ -150,6 +155,8 @@ METHODS: tuple[Method, ...] = (
            "A page of Builders, newest first."),
     Method("builders/get", "request", "client->server", BuildersGetParams, BuilderInfo,
            "One Builder by id, session id or unique prefix."),
+    Method("builders/name", "request", "client->server", BuildersNameParams, BuilderInfo,
+           "Name a Builder (its alias, which `lazy builder --resume` takes); null unnames it."),
     Method("builders/sources", "request", "client->server", BuildersGetParams,
            BuildersSourcesResult, "The agents' files a Builder was captured from."),
     Method("transcripts/page", "request", "client->server", TranscriptsPageParams,
@@ -170,6 +177,13 @@ METHODS: tuple[Method, ...] = (
 
 # JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range); each error's
 # data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
-# bad query {part}; store error {code, detail}. Invalid params is JSON-RPC's -32602 {errors}.
-ERRORS = {"NOT_FOUND": -32001, "AMBIGUOUS": -32002, "BAD_QUERY": -32003, "STORE_ERROR": -32004}
-NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR = ERRORS.values()
+# bad query {part}; store error {code, detail}; name taken {name, builder_id} (the
+# Builder the name already belongs to in that project). Invalid params is JSON-RPC's -32602 {errors}.
+ERRORS = {
+    "NOT_FOUND": -32001,
+    "AMBIGUOUS": -32002,
+    "BAD_QUERY": -32003,
+    "STORE_ERROR": -32004,
+    "NAME_TAKEN": -32005,
+}
+NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN = ERRORS.values()

@@ -69,6 +69,12 @@ def explain(exc: BaseException) -> StoreError:
         return StoreError("the store is busy (another lazy process is writing)", code, detail)
     if "malformed" in low or "not a database" in low:
         return StoreError("the store file is damaged; run `lazy doctor`", code, detail)
+    if code == "SQLITE_CANTOPEN" or "unable to open" in low:
+        return StoreError(
+            "cannot open the store: is $LAZY_HOME a writable directory holding store.db?",
+            code,
+            detail,
+        )
     return StoreError("store operation failed", code, detail)
 
 

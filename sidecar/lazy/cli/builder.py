@@ -1,0 +1,157 @@
+"""`lazy builder`: Claude Code in this terminal, captured while it runs; `lazy builder list`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import click
+
+from lazy.capture.projects import project_of
+from lazy.capture.supervisor import INTERVAL, Supervisor, Ticker, log_path_for, report
+from lazy.cli.common import all_projects_option, json_option, open_store, resolve
+from lazy.cli.conversations import list_command, tool_option
+from lazy.store.db import lazy_home
+from lazy.store.queries import builder_info, resumable_session
+
+CLAUDE_ARGS = "lazy.claude_args"
+
+
+class _Launcher(click.Group):
+    """`lazy builder [options] [-- <claude args>]`: what follows `--` goes to Claude Code,
+    never taken for a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta[CLAUDE_ARGS] = args[cut + 1 :]
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Launcher, invoke_without_command=True)
+@click.option(
+    "--resume",
+    "target",
+    metavar="BUILDER_ID|ALIAS",
+    help="Resume a conversation: a Builder id or unique prefix, or an alias (`lazy alias`).",
+)
+@click.option(
+    "--capture-interval",
+    type=click.FloatRange(min=0.1),
+    default=INTERVAL,
+    show_default=True,
+    help="Seconds between captures while Claude Code runs.",
+)
+@click.option(
+    "--claude",
+    "claude_bin",
+    envvar="LAZY_CLAUDE",
+    metavar="PATH",
+    help="The Claude Code executable (default: `claude` on PATH; env LAZY_CLAUDE).",
+)
+@click.pass_context
+def builder(
+    ctx: click.Context, target: str | None, capture_interval: float, claude_bin: str | None
+) -> None:
+    """Start Claude Code in this terminal, its session captured as it is written.
+
+    Everything after `--` is passed to Claude Code. While it runs, this project's sessions
+    are captured every 30 seconds (and once more when it exits), so the conversation is in
+    the store even with no VS Code and no `lazy daemon`. When a capture failed during the
+    session, the reasons are printed once after Claude Code exits, each with its machine
+    detail, with the commands to check and recover; every capture is logged under
+    $LAZY_HOME/builder/. Lazy's own one-shots are never taken for the session you ran, and
+    an alias follows its conversation when Claude Code resumes it under a new session id.
+    The exit status is Claude Code's.
+
+    \b
+    lazy builder                              # a new conversation
+    lazy builder --resume 4f8c2a1b            # resume a stored conversation
+    lazy builder --resume reviewer            # ... by its alias
+    lazy builder -- --model sonnet            # Claude Code's own options after --
+    lazy builder list                         # the same table as `lazy conversations`
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    claude = claude_bin or shutil.which("claude")
+    if not claude:
+        raise click.ClickException(
+            "Claude Code (`claude`) is not on PATH: install it "
+            "(npm install -g @anthropic-ai/claude-code) or name it with --claude / LAZY_CLAUDE"
+        )
+    cwd = os.getcwd()
+    session, alias = _resume_target(target, cwd) if target else (None, None)
+    home = lazy_home()
+    started = time.time()
+    sup = Supervisor(home, project_of(cwd), started, log_path_for(home, started))
+    argv = [claude, *(["--resume", session] if session else []), *ctx.meta.get(CLAUDE_ARGS, [])]
+    with Ticker(sup, capture_interval):
+        try:
+            proc = subprocess.Popen(argv)
+        except OSError as e:
+            raise click.ClickException(f"cannot start {claude}: {e}") from e
+        # Ctrl-C belongs to Claude Code (it is in the same terminal): lazy waits it out
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            code = proc.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    sup.tick()  # what was written after the last tick
+    said = report(list(sup.failures.values()), sup.log_path)
+    if said:
+        sys.stderr.write(said)
+    if alias is not None:
+        _follow(alias, cwd, session, sup.launched_session())
+    ctx.exit(code)
+
+
+def _resume_target(target: str, cwd: str) -> tuple[str, str | None]:
+    """The Claude session id to resume, and the alias it came from (None for an id)."""
+    from lazy.registry import resolve_alias  # the registry is read only for a resume
+
+    hit = resolve_alias(None, cwd, target)
+    if hit is not None:
+        kind, native = hit
+        if kind != "claude":
+            raise click.ClickException(
+                f"alias {target!r} names a {kind} conversation; lazy builder runs Claude Code"
+            )
+        return native, target
+    with open_store() as store:
+        bid = resolve(store, target)
+        info = builder_info(store.conn, bid)
+        if info.tool != "claude":
+            raise click.ClickException(
+                f"{info.short_id} is a {info.tool} conversation; lazy builder runs Claude Code"
+            )
+        session = resumable_session(store.conn, bid)
+    if session is None:
+        raise click.ClickException(f"{info.short_id} has no Claude Code session to resume")
+    return session, None
+
+
+def _follow(alias: str, cwd: str, before: str | None, after: str | None) -> None:
+    """Claude Code may resume under a new session id: the alias follows it."""
+    if after is None or after == before:
+        return
+    from lazy.registry import rebind_alias
+
+    rebind_alias(None, cwd, alias, "claude", after)
+    click.echo(f"alias {alias!r} now names session {after[:8]}", err=True)
+
+
+@builder.command("list")
+@all_projects_option
+@json_option
+@click.option("--limit", type=int, default=None, help="Show at most this many.")
+@tool_option
+def builder_list(
+    all_projects: bool, as_json: bool, limit: int | None, tools: tuple[str, ...]
+) -> None:
+    """The same table as `lazy conversations`."""
+    list_command(all_projects, as_json, limit, tools)

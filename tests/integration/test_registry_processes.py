@@ -241,10 +241,16 @@ def test_waiters_racing_to_break_one_stale_lock_end_with_one_holder(
         [PYTHON, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
     )
     dead = int(gone.stdout)
+    assert not psutil.pid_exists(dead)
     stale = json.dumps(
-        {"pid": dead, "create_time": 1.0, "host": socket.gethostname(), "nonce": "s" * 32,
-         "at": "2026-01-01T00:00:00.000Z"}
-    ).encode()  # fmt: skip
+        {
+            "pid": dead,
+            "create_time": 1.0,
+            "host": socket.gethostname(),
+            "nonce": "s" * 32,
+            "at": "2026-01-01T00:00:00.000Z",
+        }
+    ).encode()
     racers = [
         start(procs, child("race", lock, i, rounds, counter, inside, where)) for i in range(waiters)
     ]
@@ -258,7 +264,7 @@ def test_waiters_racing_to_break_one_stale_lock_end_with_one_holder(
         lock.write_bytes(stale)
         (where / f"go-{r}").touch()
         poll_until(
-            lambda r=r: all((where / f"done-{r}-{i}").exists() for i in range(waiters)),  # type: ignore[misc]
+            lambda r=r: all((where / f"done-{r}-{i}").exists() for i in range(waiters)),
             timeout=120,
             what=f"round {r}",
         )

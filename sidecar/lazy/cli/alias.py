@@ -83,9 +83,10 @@ def _saving() -> Iterator[None]:
     finally:
         for logger in quiet:
             logger.removeHandler(null)
+    failed = [w.message for w in caught if isinstance(w.message, RegistryWriteWarning)]
+    if failed:
+        raise _fail(str(failed[0]))  # one line: what went wrong with the write
     for w in caught:
-        if isinstance(w.message, RegistryWriteWarning):
-            raise _fail(str(w.message))
         err.print(Text(f"warning: {w.message}", style="yellow"))
 
 

@@ -238,7 +238,7 @@ class LockFile:
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[bool]:
-        fd = os.open(self.guard_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.guard_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
         try:
             if not _try_os_lock(fd):
                 yield False

@@ -82,9 +82,11 @@ NAME_RULE = (
     " hyphen; at most 64 characters"
 )
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
-# Native ids reach agents' command lines (`claude --resume ID`): no whitespace or controls,
-# and nothing an argument parser would take for an option.
-_NATIVE_ID = re.compile(r"[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]{0,255}")
+# Native ids reach agents' command lines (`claude --resume ID`) and file names (`<id>.jsonl`):
+# no whitespace or controls, no path separators, and nothing an argument parser would take
+# for an option or a path would take for `..`. (The agents' own ids are stricter still, UUIDs
+# and `ses_…`; the resuming caller checks those.)
+_NATIVE_ID = re.compile(r"[^\s\x00-\x1f\x7f\-./\\][^\s\x00-\x1f\x7f/\\]{0,255}")
 
 T = TypeVar("T")
 
@@ -142,8 +144,8 @@ def check_name(name: str) -> str:
 def check_native_id(native_id: str) -> str:
     if not isinstance(native_id, str) or not _NATIVE_ID.fullmatch(native_id):
         raise ValueError(
-            f"invalid native id {native_id!r}: 1-256 characters, no whitespace or control"
-            " characters, not starting with '-'"
+            f"invalid native id {native_id!r}: 1-256 characters, no whitespace, control"
+            " characters, '/' or '\\', not starting with '-' or '.'"
         )
     return native_id
 

@@ -128,7 +128,23 @@ def test_kinds(reg: SessionRegistry, repo: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "native_id", ["", "-x", "--dangerously-skip-permissions", "a b", "a\x00b", "x" * 257]
+    "native_id",
+    [
+        "",
+        "-x",
+        "--dangerously-skip-permissions",
+        "a b",
+        "a\x00b",
+        "x" * 257,
+        "../../x",
+        "..\\x",
+        "..",
+        ".hidden",
+        "/abs/path",
+        "a/b",
+        "a\\b",
+        "a\tb",
+    ],
 )
 def test_native_ids_that_could_not_be_an_argument_are_refused(
     reg: SessionRegistry, repo: Path, native_id: str

@@ -19,6 +19,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("LAZY_HOME", str(tmp_path / "lazy"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    # the session registry defaults to ~/.lazybridge/sessions.json: under the fake HOME
+    monkeypatch.delenv("LAZYBRIDGE_SESSIONS_FILE", raising=False)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ COMMANDS = {
     "search": "lazy.cli.search:search_command",
     "index": "lazy.cli.search:index_group",
     "init": "lazy.cli.init:init",
+    "alias": "lazy.cli.alias:alias",
 }
 
 

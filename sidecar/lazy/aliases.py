@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from lazy.model import BuilderInfo
 from lazy.registry import KINDS, SessionEntry, SessionRegistry, check_name, normalize_scope
 from lazy.store.queries import NotFound, builder_info
 
@@ -91,3 +92,48 @@ def conversation_of(conn: sqlite3.Connection, native_id: str) -> tuple[str, str]
         (native_id,),
     ).fetchone()
     return (str(row[0]), str(row[1] or "")) if row else None
+
+
+def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[BuilderInfo]:
+    """Each Builder with its alias: a name the registry binds to one of its sessions (the
+    newest such), in any scope; one read of the registry for the lot."""
+    names: dict[tuple[str, str], str] = {}
+    for e in registry.entries():
+        names.setdefault((e.kind, e.native_id), e.name)
+    out = []
+    for info in infos:
+        alias = next(
+            (names[k] for sid in reversed(info.session_ids) if (k := (info.tool, sid)) in names),
+            None,
+        )
+        out.append(info.model_copy(update={"alias": alias}) if alias != info.alias else info)
+    return out
+
+
+def name_builder(
+    registry: SessionRegistry, conn: sqlite3.Connection, builder_id: str, name: str | None
+) -> None:
+    """Make ``name`` the Builder's only alias in its project (None: remove its aliases there).
+    ValueError for a bad name or a Builder with no project; NameTaken when the name already
+    belongs to another conversation there."""
+    info = builder_info(conn, builder_id)
+    if info.project is None:
+        raise ValueError(f"conversation {info.short_id} has no project to scope a name to")
+    mine = set(info.session_ids)
+    if name is not None:
+        check_name(name)
+        taken = registry.get(info.tool, info.project, name)
+        if taken is not None and taken.native_id not in mine:
+            other = conversation_of(conn, taken.native_id)
+            raise NameTaken(name, info.project, other[0] if other else taken.native_id)
+    for e in registry.entries(kind=info.tool, scope=info.project):
+        if e.native_id in mine and e.name != name:
+            registry.forget(e.kind, e.scope, e.name)
+    if name is not None:
+        bind_builder(registry, info.project, name, builder_id, conn)
+
+
+class NameTaken(LookupError):
+    def __init__(self, name: str, scope: str, owner: str):
+        self.name, self.scope, self.owner = name, scope, owner
+        super().__init__(f"alias {name!r} already names conversation {owner[:8]} in {scope}")

@@ -97,9 +97,9 @@ def alias(s: Session) -> JsonDict:
     s.script_reply(first, [text("Reviewer ready.")])
     start = builder(s, home, "--", "-p", first)
     listed = stored(s, home)
-    bid = listed["builders"][0]["id"] if listed["builders"] else None
+    found = (listed["builders"] or {}).get("builders") or []
+    bid = found[0]["id"] if found else None
     named = lazy(s, home, "alias", "set", "reviewer", bid or "none")
-    before = sorted(str(p) for p in s.sb.transcripts())
     # a lazy one-shot written later than anything else in the project: never the target
     pdir = s.sb.projects_dir / next(iter(os.listdir(s.sb.projects_dir)))
     oneshot = pdir / "0badc0de-0000-4000-8000-000000000001.jsonl"
@@ -109,6 +109,7 @@ def alias(s: Session) -> JsonDict:
     oneshot.write_text(json.dumps(entry) + "\n")
     future = time.time() + 3600
     os.utime(oneshot, (future, future))
+    before = sorted(str(p) for p in s.sb.transcripts())
     second = "Continue the review in a fork"
     s.script_reply(second, [text("Forked and continued.")])
     resumed = builder(s, home, "--resume", "reviewer", "--", "-p", second, "--fork-session")

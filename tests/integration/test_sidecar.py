@@ -6,6 +6,7 @@ written while the sidecar runs."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from agent_sessions import Rollout
 from claude_session import Session
-from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NOT_FOUND
+from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NAME_TAKEN, NOT_FOUND
 from search_support import env_for, run_lazy
 
 TIMEOUT = 30  # seconds for anything the sidecar is waited on for
@@ -164,6 +165,33 @@ async def test_builders_sources_names_the_files_and_which_are_gone(
     with pytest.raises(JsonRpcException) as e:
         await call(client, "builders/sources", {"id": "zzzz-no-such"})
     assert e.value.code == NOT_FOUND
+
+
+@pytest.mark.asyncio
+async def test_builders_name_binds_an_alias_that_labels_the_builder(
+    world: World, client: LanguageClient
+) -> None:
+    first, second = world.sessions[0], world.sessions[1]
+    named = await call(client, "builders/name", {"id": first.id, "name": "reviewer"})
+    assert named["id"] == first.id and named["alias"] == "reviewer"
+    listed = await call(client, "builders/list", {"workspace_folders": [str(world.repo)]})
+    assert {b["id"]: b["alias"] for b in listed["items"]}[first.id] == "reviewer"
+    with pytest.raises(JsonRpcException) as e:  # the name is this project's other Builder's
+        await call(client, "builders/name", {"id": second.id, "name": "reviewer"})
+    assert e.value.code == NAME_TAKEN
+    assert e.value.data == {"name": "reviewer", "builder_id": first.id}
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "builders/name", {"id": second.id, "name": "1-starts-with-a-digit"})
+    assert e.value.code == -32602 and "letter" in str(e.value)
+    renamed = await call(client, "builders/name", {"id": first.id, "name": "reviewer-2"})
+    assert renamed["alias"] == "reviewer-2"
+    aliases = run_lazy(world.lazy_home, world.user_home, "alias", "list", "--all-scopes", "--json")
+    names = [a["name"] for a in json.loads(aliases.stdout)["aliases"]]
+    assert names == ["reviewer-2"]  # renaming left no stale name behind
+    cleared = await call(client, "builders/name", {"id": first.id, "name": None})
+    assert cleared["alias"] is None
+    got = await call(client, "builders/get", {"id": first.id})
+    assert got["alias"] is None
 
 
 # ---- transcripts/page -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from lazy.capture.supervisor import INTERVAL, Supervisor, Ticker, log_path_for, 
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
 from lazy.store.db import lazy_home
-from lazy.store.queries import builder_info, resumable_session
+from lazy.store.queries import NotFound, builder_info
 
 CLAUDE_ARGS = "lazy.claude_args"
 
@@ -112,16 +112,17 @@ def builder(
 
 def _resume_target(target: str, cwd: str) -> tuple[str, str | None]:
     """The Claude session id to resume, and the alias it came from (None for an id)."""
-    from lazy.registry import resolve_alias  # the registry is read only for a resume
+    from lazy.aliases import AmbiguousAlias, resolve_alias, resume_target
+    from lazy.registry import default_session_registry
 
-    hit = resolve_alias(None, cwd, target)
+    try:
+        hit = resolve_alias(default_session_registry(), cwd, target, kind="claude")
+    except ValueError:
+        hit = None  # not an alias's name (a uuid prefix starts with a digit): an id
+    except AmbiguousAlias as e:  # not with kind given; kept for a clear message anyway
+        raise click.ClickException(str(e)) from e
     if hit is not None:
-        kind, native = hit
-        if kind != "claude":
-            raise click.ClickException(
-                f"alias {target!r} names a {kind} conversation; lazy builder runs Claude Code"
-            )
-        return native, target
+        return hit[1], target
     with open_store() as store:
         bid = resolve(store, target)
         info = builder_info(store.conn, bid)
@@ -129,19 +130,19 @@ def _resume_target(target: str, cwd: str) -> tuple[str, str | None]:
             raise click.ClickException(
                 f"{info.short_id} is a {info.tool} conversation; lazy builder runs Claude Code"
             )
-        session = resumable_session(store.conn, bid)
-    if session is None:
-        raise click.ClickException(f"{info.short_id} has no Claude Code session to resume")
-    return session, None
+        try:
+            return resume_target(store.conn, bid)[1], None
+        except NotFound as e:
+            raise click.ClickException(f"{info.short_id}: {e}") from e
 
 
 def _follow(alias: str, cwd: str, before: str | None, after: str | None) -> None:
     """Claude Code may resume under a new session id: the alias follows it."""
     if after is None or after == before:
         return
-    from lazy.registry import rebind_alias
+    from lazy.registry import default_session_registry
 
-    rebind_alias(None, cwd, alias, "claude", after)
+    default_session_registry().bind("claude", cwd, alias, after)
     click.echo(f"alias {alias!r} now names session {after[:8]}", err=True)
 
 

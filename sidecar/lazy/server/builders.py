@@ -1,19 +1,25 @@
-"""builders/list, builders/get and builders/sources."""
+"""builders/list, builders/get, builders/name and builders/sources."""
 
 from __future__ import annotations
 
 import base64
+import warnings
 from pathlib import Path
 
 import orjson
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from lazy.aliases import NameTaken, label_builders, name_builder
 from lazy.model import BuilderInfo
+from lazy.registry import RegistryWriteWarning, default_session_registry
 from lazy.server.app import Sidecar
 from lazy.server.protocol import (
+    NAME_TAKEN,
+    STORE_ERROR,
     BuildersGetParams,
     BuildersListParams,
     BuildersListResult,
+    BuildersNameParams,
     BuildersSourcesResult,
     SourceFile,
 )
@@ -48,7 +54,7 @@ def register(ls: Sidecar) -> None:
             limit=p.limit + 1,  # one more tells whether there is a next page
         )
         more = len(items) > p.limit
-        items = items[: p.limit]
+        items = label_builders(default_session_registry(), items[: p.limit])
         last = items[-1] if items else None
         return BuildersListResult(
             items=items,
@@ -58,7 +64,30 @@ def register(ls: Sidecar) -> None:
     @request(ls, "builders/get")
     def builders_get(ls: Sidecar, p: BuildersGetParams) -> BuilderInfo:
         conn = ls.store().conn
-        return builder_info(conn, resolve_builder(conn, p.id))
+        info = builder_info(conn, resolve_builder(conn, p.id))
+        return label_builders(default_session_registry(), [info])[0]
+
+    @request(ls, "builders/name")
+    def builders_name(ls: Sidecar, p: BuildersNameParams) -> BuilderInfo:
+        conn = ls.store().conn
+        bid = resolve_builder(conn, p.id)
+        registry = default_session_registry()
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", RegistryWriteWarning)
+            try:
+                name_builder(registry, conn, bid, p.name)
+            except NameTaken as e:
+                data = {"name": e.name, "builder_id": e.owner}
+                raise JsonRpcException(str(e), code=NAME_TAKEN, data=data) from None
+            except ValueError as e:
+                raise JsonRpcInvalidParams(str(e)) from None
+        for w in said:  # the registry never raises a failed save: it is the answer here
+            if isinstance(w.message, RegistryWriteWarning):
+                raise JsonRpcException(
+                    str(w.message), code=STORE_ERROR,
+                    data={"code": w.message.code, "detail": str(w.message.error)},
+                )  # fmt: skip
+        return label_builders(registry, [builder_info(conn, bid)])[0]
 
     @request(ls, "builders/sources")
     def builders_sources(ls: Sidecar, p: BuildersGetParams) -> BuildersSourcesResult:

@@ -190,17 +190,6 @@ def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:
     return _infos(conn, rows)[0]
 
 
-def resumable_session(conn: sqlite3.Connection, bid: str) -> str | None:
-    """The Builder's session an agent resumes: its main session written to last (lazy's
-    one-shots never are)."""
-    row = conn.execute(
-        "SELECT id FROM sessions WHERE builder_id=? AND kind='main' AND oneshot=0"
-        " ORDER BY COALESCE(updated_at, started_at) DESC, rowid DESC LIMIT 1",
-        (bid,),
-    ).fetchone()
-    return str(row[0]) if row else None
-
-
 def source_files(conn: sqlite3.Connection, bid: str) -> list[tuple[str, str, str, str | None, int]]:
     """(path, tool, session id, agent id, size) of the files a Builder's sessions were
     captured from: main sessions' first, then subagents', each by path."""

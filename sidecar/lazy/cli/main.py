@@ -23,6 +23,7 @@ COMMANDS = {
     "ls": "lazy.cli.memories:ls",
     "search": "lazy.cli.search:search_command",
     "index": "lazy.cli.search:index_group",
+    "doctor": "lazy.cli.doctor:doctor",
 }
 
 

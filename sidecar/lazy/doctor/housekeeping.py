@@ -153,10 +153,10 @@ def housekeeping_check(ctx: Context) -> Check:
     found = survey(ctx.need_store())
     if not found:
         return Check(TITLE, "ok", ["none found"])
-    kinds: dict[str, int] = {}
+    kinds = dict.fromkeys((r.kind for r in RULES), 0)  # in the rules' order
     for h in found:
-        kinds[h.kind] = kinds.get(h.kind, 0) + 1
-    listing = ", ".join(f"{k} {n}" for k, n in kinds.items())
+        kinds[h.kind] += 1
+    listing = ", ".join(f"{k} {n}" for k, n in kinds.items() if n)
     detail = [
         f"{len(found)} conversation(s) look like lazy's own one-shots stored before the"
         f" marker ({listing})"

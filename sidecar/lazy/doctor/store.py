@@ -22,7 +22,8 @@ def store_check(ctx: Context) -> Check:
         return Check(STORE, "ok", [f"no store yet at {ctx.path}: the first capture creates it"])
     conn = ctx.store.conn
     try:
-        problems = [str(r[0]) for r in conn.execute("PRAGMA quick_check")]
+        said = [line for r in conn.execute("PRAGMA quick_check") for line in str(r[0]).splitlines()]
+        problems = [line for line in said if not line.startswith("*** in database")]
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     except sqlite3.DatabaseError as e:
         code = getattr(e, "sqlite_errorname", type(e).__name__)

@@ -18,6 +18,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from claude_session import Session
 from doctor_support import age
+from lazy.doctor.checks import CHECKS
 from lazy.model import DoctorReport
 from search_support import env_for, run_lazy
 
@@ -98,7 +99,7 @@ async def test_doctor_run_reports_the_stranded_session(quiet: LanguageClient) ->
     report = DoctorReport.model_validate(result)  # the contract's model, field for field
     assert report.status == "fail"
     checks = {c.title: c for c in report.checks}
-    assert len(checks) == 8
+    assert list(checks) == [title for title, _ in CHECKS]
     live = checks["Conversation capture is live"]
     assert live.status == "fail"
     assert live.detail[:2] == [

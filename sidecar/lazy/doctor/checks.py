@@ -18,6 +18,9 @@ from lazy.store import StoreError
 
 CheckFn = Callable[[Context], Check]
 
+# The checks of live capture outside VS Code go right after capture's, one line each:
+#     ("Claude Code hooks installed", lambda ctx: hooks.check()),
+#     ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),
 CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (store.STORE, store.store_check),
     (store.INDEX, store.index_check),

@@ -397,3 +397,25 @@ def test_cleaning_real_claude_code_sessions_equals_a_fresh_import(
         assert of(a, bid)["messages"], bid
     assert sorted(r[0] for r in a["builders"]) == sorted(r[0] for r in b["builders"])
     assert not emptied & {r[0] for r in a["builders"]}
+
+
+def test_a_conversation_that_goes_on_while_asked_is_never_deleted(tmp_path: Path) -> None:
+    """Between the listing and the answer, the all-scaffolding session gets a real message
+    (captured by an import): the approved delete looks again, and leaves it."""
+    user_home = tmp_path / "home"
+    s = Session(user_home / ".claude" / "projects", "/w/proj")
+    local_command(s, "clear", output=None)
+    store = Store(tmp_path / "lazy", user_home)
+    old_import(store.home, user_home)
+    t = store.terminal("doctor", CLEAN, DELETE)
+    try:
+        t.expect("Deletion is permanent. [y/N]")
+        s.turn("actually, one real question", "and its answer")
+        store.lazy("import-conversation", s.id[:8])
+        t.type("y\r")
+        assert t.wait() == 0
+    finally:
+        t.close()
+    assert "1 changed since they were listed and were left as they are" in t.text
+    assert "Deleted" not in t.text
+    assert store.builders()[s.id][1] == 4  # the old scaffolding and the real turn

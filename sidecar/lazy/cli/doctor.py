@@ -166,14 +166,12 @@ def _clean(delete_empty: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
                 )
         applied = None
         if clean_ok or delete_ok:
-            applied = scaffolding.apply(
-                store,
-                clean={s.builder_id for s in found.cleanable} if clean_ok else set(),
-                delete={s.builder_id for s in empty} if delete_ok else set(),
-            )
+            clean = {s.builder_id for s in found.cleanable} if clean_ok else set()
+            delete = {s.builder_id for s in empty} if delete_ok else set()
+            applied = scaffolding.apply(store, clean, delete)
             searchable(store)  # the dropped and deleted messages leave the search index
             if not as_json:
-                _print_applied(applied, found)
+                _print_applied(applied, clean, delete)
         elif is_tty() and not as_json:
             out.print("Nothing changed.")
         if as_json:
@@ -182,7 +180,7 @@ def _clean(delete_empty: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
         raise click.ClickException(refusal)
 
 
-def _print_applied(applied: scaffolding.Applied, found: scaffolding.Survey) -> None:
+def _print_applied(applied: scaffolding.Applied, clean: set[str], delete: set[str]) -> None:
     if applied.cleaned:
         out.print(
             f"Cleaned {len(applied.cleaned)} conversation(s):"
@@ -192,12 +190,12 @@ def _print_applied(applied: scaffolding.Applied, found: scaffolding.Survey) -> N
         out.print(
             f"Deleted {len(applied.deleted)} conversation(s) that were nothing but scaffolding."
         )
-    wanted = len(found.cleanable) if applied.cleaned else 0
-    if len(applied.cleaned) < wanted:
+    left = (clean - set(applied.cleaned)) | (delete - set(applied.deleted))
+    if left:
         out.print(
             Text(
-                f"{wanted - len(applied.cleaned)} changed since they were listed and were left"
-                " alone; run it again to see them.",
+                f"{len(left)} changed since they were listed and were left as they are;"
+                " run it again to see them.",
                 style="yellow",
             )
         )

@@ -70,6 +70,19 @@ export interface CaptureStatusResult {
   last_failure?: CaptureFailure | null;
 }
 
+export interface DoctorReport {
+  status: "ok" | "warn" | "fail";
+  checks: HealthCheck[];
+}
+
+/** One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels). */
+export interface HealthCheck {
+  title: string;
+  status: "ok" | "warn" | "fail";
+  detail?: string[];
+  fix?: string | null;
+}
+
 export interface ImportParams {
   /** Default false. */
   all_projects?: boolean;
@@ -224,6 +237,7 @@ export const METHODS = {
   "import/preview": { kind: "request", direction: "client->server" },
   "import/run": { kind: "request", direction: "client->server" },
   "capture/status": { kind: "request", direction: "client->server" },
+  "doctor/run": { kind: "request", direction: "client->server" },
   "builders/didChange": { kind: "notification", direction: "server->client" },
   "capture/didFail": { kind: "notification", direction: "server->client" },
 } as const;
@@ -256,6 +270,8 @@ export const ImportPreview = { method: "import/preview", kind: "request" } as co
 export const ImportRun = { method: "import/run", kind: "request" } as const;
 /** Whether live capture runs, and its last failure. */
 export const CaptureStatus = { method: "capture/status", kind: "request" } as const;
+/** lazy doctor's health sweep: one line per check; it only looks. */
+export const DoctorRun = { method: "doctor/run", kind: "request" } as const;
 /** Builders captured or imported (debounced). */
 export const BuildersDidChange = { method: "builders/didChange", kind: "notification" } as const;
 /** A capture failed; the file, line and reason. */
@@ -272,6 +288,7 @@ export interface Requests {
   "import/preview": { params: ImportParams; result: ImportResult };
   "import/run": { params: ImportParams; result: ImportResult };
   "capture/status": { params: NoParams; result: CaptureStatusResult };
+  "doctor/run": { params: NoParams; result: DoctorReport };
 }
 
 /** Each notification's params. */

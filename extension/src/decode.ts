@@ -9,6 +9,8 @@ import type {
   BuildersSourcesResult,
   CaptureFailure,
   CaptureStatusResult,
+  DoctorReport,
+  HealthCheck,
   ImportReport,
   ImportResult,
   MessageView,
@@ -255,6 +257,20 @@ export const captureStatusResult = obj<CaptureStatusResult>({
   last_failure: optional(nullable(captureFailure)),
 });
 
+const checkStatus = literal("ok", "warn", "fail");
+
+export const healthCheck = obj<HealthCheck>({
+  title: str,
+  status: checkStatus,
+  detail: optional(arr(str)),
+  fix: optional(nullable(str)),
+});
+
+export const doctorReport = obj<DoctorReport>({
+  status: checkStatus,
+  checks: arr(healthCheck),
+});
+
 export const buildersDidChange = obj<BuildersDidChange>({
   builder_ids: arr(str),
   reason: literal("captured", "imported"),
@@ -271,6 +287,7 @@ export const RESULT_DECODERS: { [M in RequestName]: Decoder<Requests[M]["result"
   "import/preview": importResult,
   "import/run": importResult,
   "capture/status": captureStatusResult,
+  "doctor/run": doctorReport,
 };
 
 /** The decoder of each notification's params. */

@@ -10,6 +10,7 @@ import buildersName from "../../protocol/fixtures/builders_name.json";
 import buildersSources from "../../protocol/fixtures/builders_sources.json";
 import captureDidFail from "../../protocol/fixtures/capture_didFail.json";
 import captureStatus from "../../protocol/fixtures/capture_status.json";
+import doctorRun from "../../protocol/fixtures/doctor_run.json";
 import importPreview from "../../protocol/fixtures/import_preview.json";
 import importRun from "../../protocol/fixtures/import_run.json";
 import searchQuery from "../../protocol/fixtures/search_query.json";
@@ -43,6 +44,7 @@ export const checks: unknown[] = [
   ((r: Widen<P.BuildersSourcesResult>) => r)(buildersSources.result),
   ((p: Widen<P.CaptureFailure>) => p)(captureDidFail.params),
   ((r: Widen<P.CaptureStatusResult>) => r)(captureStatus.result),
+  ((r: Widen<P.DoctorReport>) => r)(doctorRun.result),
   ((p: Widen<P.ImportParams>) => p)(importPreview.params),
   ((r: Widen<P.ImportResult>) => r)(importPreview.result),
   ((p: Widen<P.ImportParams>) => p)(importRun.params),
@@ -61,6 +63,9 @@ exact<typeof buildersSources.result, P.BuildersSourcesResult>(true);
 exact<(typeof buildersSources.result.files)[number], P.SourceFile>(true);
 exact<typeof captureStatus.result, P.CaptureStatusResult>(true);
 exact<typeof captureDidFail.params, P.CaptureFailure>(true);
+exact<typeof doctorRun.params, P.NoParams>(true);
+exact<typeof doctorRun.result, P.DoctorReport>(true);
+exact<(typeof doctorRun.result.checks)[number], P.HealthCheck>(true);
 exact<typeof importRun.result.reports.claude, P.ImportReport>(true);
 exact<(typeof searchQuery.result.groups)[number], P.SearchGroup>(true);
 exact<(typeof searchQuery.result.groups)[number]["hits"][number], P.SearchHit>(true);

@@ -281,3 +281,20 @@ class IndexStatus(BaseModel):
     size_bytes: int
     schema_version: int
     rebuilt: str | None = None  # why the index had to be started afresh, if it had
+
+
+# ---- lazy doctor -------------------------------------------------------------------------
+
+
+class HealthCheck(BaseModel):
+    """One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels)."""
+
+    title: str
+    status: Literal["ok", "warn", "fail"]
+    detail: list[str] = Field(default_factory=list)
+    fix: str | None = None  # the command that fixes a warning or failure
+
+
+class DoctorReport(BaseModel):
+    status: Literal["ok", "warn", "fail"]  # the worst of the checks
+    checks: list[HealthCheck]

@@ -21,6 +21,9 @@ class Plan:
     missing: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)
     behind: list[str] = field(default_factory=list)  # imported, but the file has grown since
+    # deleted from the store by `lazy doctor`: live capture passes over them, an import
+    # that is asked for them (the bulk import, or naming one) reads them afresh
+    deleted: list[str] = field(default_factory=list)
 
     @property
     def found(self) -> int:
@@ -41,6 +44,9 @@ def plan(store: Store, discovery: Discovery) -> Plan:
             if seen is None or (seen[2] == "ok" and _grown(cand, seen[1], seen[3])):
                 # a larger copy found elsewhere, an interrupted capture, or turns written since
                 p.behind.append(sid)
+            continue
+        if _deleted(store, sid):
+            p.deleted.append(sid)
             continue
         if seen is not None and seen[2] != "ok":
             seen = None
@@ -92,6 +98,17 @@ def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> Captur
         assert cand.data_dir is not None
         return capture_session(store, cand.data_dir, cand.ref, regroup=False)
     return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.tool)
+
+
+def _deleted(store: Store, sid: str) -> bool:
+    """`lazy doctor` deleted this session's conversation (any copy of it) on request."""
+    return bool(
+        store.conn.execute(
+            "SELECT 1 FROM source_files WHERE session_id=? AND agent_id IS NULL"
+            " AND status='deleted' LIMIT 1",
+            (sid,),
+        ).fetchone()
+    )
 
 
 def _has_conversation(store: Store, sid: str) -> bool:

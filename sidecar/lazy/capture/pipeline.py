@@ -269,10 +269,12 @@ def _capture_open(
             intact = size >= offset and _windows(f, offset) == (row["head_hash"], row["tail_hash"])
         except OSError as e:
             return _fail(store, path, sid, "error", e, result)
-        if intact and row["status"] != "refused":
+        if intact and row["status"] not in ("refused", "deleted"):
             start, line_no = offset, row["lines_read"] + 1
         else:
-            generation += 1  # rewritten (or shorter): read it whole again, merge by id
+            # rewritten (or shorter): read it whole again, merge by id; deleted by `lazy
+            # doctor`: read afresh when asked for again (an import naming it, or the file grew)
+            generation += 1
 
     # does the store hold the session this file carries (the main one, or this subagent)?
     known = conn.execute(
@@ -452,49 +454,56 @@ def rederive(store: Store, session_id: str) -> int:
     """Rebuild a session's derived rows (and its subagents') from the raw archive through
     today's reader, and regroup, in one transaction; returns the messages it now has."""
     with store.write() as c:
-        files = c.execute(
-            # refused copies too: their earlier generations hold what the store shows
-            "SELECT id, path, agent_id, tool FROM source_files WHERE session_id=?"
-            " AND status<>'oneshot' ORDER BY agent_id IS NOT NULL, path",
-            (session_id,),
-        ).fetchall()
-        if not files:
-            raise StoreError("nothing archived for this session", "ENOENT", session_id)
-        keys = [
-            r[0]
-            for r in c.execute(
-                "SELECT id FROM sessions WHERE id=? OR parent_session_id=?",
-                (session_id, session_id),
-            )
-        ]
-        for table, col in (
-            ("messages", "session_id"),
-            ("entries", "session_id"),
-            ("session_links", "session_id"),
-            ("sessions", "id"),
-        ):
-            c.executemany(f"DELETE FROM {table} WHERE {col}=?", [(k,) for k in keys])
-        added = 0
-        for file_id, spath, agent, tool in files:
-            if tool == "opencode":
-                from lazy.capture.opencode import rederive_records
-
-                added += rederive_records(c, file_id, spath)
-                continue
-            generations = c.execute(
-                "SELECT DISTINCT generation FROM raw_chunks WHERE file_id=? ORDER BY generation",
-                (file_id,),
-            ).fetchall()
-            for (generation,) in generations:
-                reader = make_reader(tool, spath, file_identity(Path(spath))[0], agent)
-                for start, first_line, data in c.execute(
-                    "SELECT start, first_line, data FROM raw_chunks WHERE file_id=?"
-                    " AND generation=? ORDER BY start",
-                    (file_id, generation),
-                ).fetchall():
-                    batch = reader.read(split_lines(decompress(data), start, first_line))
-                    added += _apply(c, batch, spath, tool, generation)[0]
+        added = rederive_in(c, session_id)
         refresh_in(c, full=True)  # regrouped in the same transaction: never seen half-done
+    return added
+
+
+def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
+    """:func:`rederive` inside a write transaction the caller holds, without the regrouping
+    (the caller regroups once, after every session it re-derives)."""
+    files = c.execute(
+        # refused copies too: their earlier generations hold what the store shows
+        "SELECT id, path, agent_id, tool FROM source_files WHERE session_id=?"
+        " AND status NOT IN ('oneshot', 'deleted') ORDER BY agent_id IS NOT NULL, path",
+        (session_id,),
+    ).fetchall()
+    if not files:
+        raise StoreError("nothing archived for this session", "ENOENT", session_id)
+    keys = [
+        r[0]
+        for r in c.execute(
+            "SELECT id FROM sessions WHERE id=? OR parent_session_id=?",
+            (session_id, session_id),
+        )
+    ]
+    for table, col in (
+        ("messages", "session_id"),
+        ("entries", "session_id"),
+        ("session_links", "session_id"),
+        ("sessions", "id"),
+    ):
+        c.executemany(f"DELETE FROM {table} WHERE {col}=?", [(k,) for k in keys])
+    added = 0
+    for file_id, spath, agent, tool in files:
+        if tool == "opencode":
+            from lazy.capture.opencode import rederive_records
+
+            added += rederive_records(c, file_id, spath)
+            continue
+        generations = c.execute(
+            "SELECT DISTINCT generation FROM raw_chunks WHERE file_id=? ORDER BY generation",
+            (file_id,),
+        ).fetchall()
+        for (generation,) in generations:
+            reader = make_reader(tool, spath, file_identity(Path(spath))[0], agent)
+            for start, first_line, data in c.execute(
+                "SELECT start, first_line, data FROM raw_chunks WHERE file_id=?"
+                " AND generation=? ORDER BY start",
+                (file_id, generation),
+            ).fetchall():
+                batch = reader.read(split_lines(decompress(data), start, first_line))
+                added += _apply(c, batch, spath, tool, generation)[0]
     return added
 
 

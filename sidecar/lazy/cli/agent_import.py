@@ -16,10 +16,11 @@ from lazy.capture.discovery import Candidate
 from lazy.cli.common import counting, emit_json, open_store, out, print_quarantined
 from lazy.cli.search import searchable
 from lazy.model import AgentImportReport, SessionImport, SessionSkip
+from lazy.sources import TOOL_NAMES
 from lazy.store import Store
 from lazy.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, TreeError, check_node_name, parse_path
 
-NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
+NAMES = TOOL_NAMES
 DEFAULT_SOURCES = {
     "claude": "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects",
     "codex": "$CODEX_HOME (default ~/.codex): sessions/ and archived_sessions/",

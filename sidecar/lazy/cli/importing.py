@@ -99,7 +99,7 @@ def _list_table(p: Plan) -> Table:
     for col in ("session", "modified", "size", "state", "cwd"):
         t.add_column(col, no_wrap=col != "cwd")
     state = {s: "imported" for s in p.imported} | {s: "missing" for s in p.missing}
-    state |= {s: "empty" for s in p.empty}
+    state |= {s: "empty" for s in p.empty} | {s: "deleted" for s in p.deleted}
     for sid, c in sorted(p.discovery.sessions.items(), key=lambda kv: -kv[1].mtime_ns):
         from datetime import UTC, datetime
 
@@ -110,7 +110,7 @@ def _list_table(p: Plan) -> Table:
 
 def _report(p: Plan, report: ImportReport) -> ImportReport:
     report.found = p.found
-    report.missing = len(p.missing)
+    report.missing = len(p.missing) + len(p.deleted)
     report.already_imported = len(p.imported)
     report.ignored_oneshots = max(report.ignored_oneshots, len(p.discovery.oneshots))
     return report
@@ -191,7 +191,6 @@ def import_conversation(
             _import_one(store, d, session, list(sources), tool, as_json)
             return
         p = plan(store, d)
-        report = _report(p, ImportReport())
         if list_:
             if as_json:
                 emit_json(
@@ -206,6 +205,8 @@ def import_conversation(
                                 if sid in p.imported
                                 else "empty"
                                 if sid in p.empty
+                                else "deleted"
+                                if sid in p.deleted
                                 else "missing",
                             }
                             for sid, c in p.discovery.sessions.items()
@@ -219,60 +220,83 @@ def import_conversation(
                 _nothing_found(d, project, tool)
             _oneshot_note(d)
             return
-        if not p.found:
-            if as_json:
-                emit_json(report)
-            else:
-                _nothing_found(d, project, tool)
-                _oneshot_note(d)
-            return
-        if all_:
-            ids = list(d.sessions)
-        else:
-            line = (
-                f"Found {p.found} session(s) on disk; {len(p.missing)} missing from the store,"
-                f" {len(p.imported)} already imported."
-            )
-            if p.behind:
-                line += f" {len(p.behind)} imported one(s) have grown since and will be caught up."
-            if p.empty:
-                line += f" ({len(p.empty)} empty, skipped.)"
-            if not as_json:
-                out.print(line)
+        report = bulk_import(
+            store, p, project=project, tool=tool, all_=all_, yes=yes, as_json=as_json
+        )
+    if as_json:
+        emit_json(report)
+
+
+def bulk_import(
+    store: Store,
+    p: Plan,
+    *,
+    project: str | None,
+    tool: str,
+    all_: bool = False,
+    yes: bool = False,
+    as_json: bool = False,
+) -> ImportReport:
+    """The bulk path of `lazy import-conversation` (no session id): say what is on disk and
+    missing from the store, ask (default no; a non-terminal without ``yes`` is told what would
+    be done, and nothing is written), import. ``all_`` imports everything without asking.
+    Prints for a person unless ``as_json``; returns the report either way.
+    `lazy doctor --reimport-conversations` is this same path."""
+    d = p.discovery
+    report = _report(p, ImportReport())
+    if not p.found:
+        if not as_json:
+            _nothing_found(d, project, tool)
             _oneshot_note(d)
-            ids = p.missing + p.behind
-            if not ids:
-                if as_json:
-                    emit_json(report)
-                else:
-                    out.print("Nothing to import.")
-                return
-            if not yes:
-                if not is_tty():
-                    if as_json:
-                        report.dry_run = True
-                        emit_json(report)
-                        return
+        return report
+    if all_:
+        ids = list(d.sessions)
+    else:
+        missing = len(p.missing) + len(p.deleted)
+        line = (
+            f"Found {p.found} session(s) on disk; {missing} missing from the store,"
+            f" {len(p.imported)} already imported."
+        )
+        if p.deleted:
+            line += (
+                f" ({len(p.deleted)} of the missing were deleted from the store by lazy doctor;"
+                " importing brings them back.)"
+            )
+        if p.behind:
+            line += f" {len(p.behind)} imported one(s) have grown since and will be caught up."
+        if p.empty:
+            line += f" ({len(p.empty)} empty, skipped.)"
+        if not as_json:
+            out.print(line)
+        _oneshot_note(d)
+        ids = p.missing + p.deleted + p.behind
+        if not ids:
+            if not as_json:
+                out.print("Nothing to import.")
+            return report
+        if not yes:
+            if not is_tty():
+                report.dry_run = True
+                if not as_json:
                     out.print(f"Would import {len(ids)} conversation(s):")
                     for sid in ids:
                         grown = " (grown: catch up)" if sid in p.behind else ""
                         out.print(f"  {sid}  {d.sessions[sid].path}{grown}")
                     out.print("Not a terminal: nothing written. Re-run with --yes to import.")
-                    return
-                question = f"Import {len(p.missing)} conversation(s) into the store?"
-                if p.behind:
-                    question = (
-                        f"Import {len(p.missing)} conversation(s) and catch up"
-                        f" {len(p.behind)} into the store?"
-                    )
-                if not click.confirm(question, default=False):
-                    out.print("Nothing imported.")
-                    return
-        report = import_sessions(store, d, ids, report)
-    if as_json:
-        emit_json(report)
-    else:
+                return report
+            question = f"Import {missing} conversation(s) into the store?"
+            if p.behind:
+                question = (
+                    f"Import {missing} conversation(s) and catch up {len(p.behind)} into the store?"
+                )
+            if not click.confirm(question, default=False):
+                report.dry_run = True
+                out.print("Nothing imported.")
+                return report
+    report = import_sessions(store, d, ids, report)
+    if not as_json:
         print_summary(report)
+    return report
 
 
 def _import_one(

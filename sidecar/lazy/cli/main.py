@@ -25,6 +25,7 @@ COMMANDS = {
     "index": "lazy.cli.search:index_group",
     "init": "lazy.cli.init:init",
     "alias": "lazy.cli.alias:alias",
+    "doctor": "lazy.cli.doctor:doctor",
 }
 
 

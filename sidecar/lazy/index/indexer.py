@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,26 @@ def _create(path: Path) -> tantivy.Index:
     register(index)
     _stamp(path, filled=False)
     return index
+
+
+def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
+    """(why the index under ``home`` cannot be used as it is, or None; how many stored
+    changes it still lacks). Read-only: never takes the writer, never starts one afresh."""
+    path = home / "index"
+    why = _stamp_ok(path)
+    if why is None and not _filled(path):
+        why = "the index was never filled"
+    if why is None:
+        try:
+            _open(path).searcher()
+        except Exception as e:  # Tantivy says "corrupt" in many ways
+            why = f"the index could not be opened ({e})"
+    lag = conn.execute(
+        "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
+        if why is not None
+        else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
+    ).fetchone()[0]
+    return why, int(lag)
 
 
 class SearchIndex:

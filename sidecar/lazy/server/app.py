@@ -2,9 +2,9 @@
 extension over stdio (``lazy sidecar``, pygls 2). stdout is the protocol; logs go to stderr
 and, as ``window/logMessage``, to the extension's output channel.
 
-One feature module per domain (builders, transcripts, search, imports, capture) registers
-its methods of ``protocol.METHODS``. Requests run in worker threads, each with its own
-store connection and index handle; notifications are sent from the event loop's thread.
+One feature module per domain (builders, transcripts, search, imports, capture, doctor)
+registers its methods of ``protocol.METHODS``. Requests run in worker threads, each with its
+own store connection and index handle; notifications are sent from the event loop's thread.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def _options(raw: Any) -> dict[str, Any]:
 
 
 def create_server(home: Path | None = None) -> Sidecar:
-    from lazy.server import builders, capture, imports, search, transcripts
+    from lazy.server import builders, capture, doctor, imports, search, transcripts
 
     ls = Sidecar(home or lazy_home())
 
@@ -132,7 +132,7 @@ def create_server(home: Path | None = None) -> Sidecar:
         if ls.capture is not None:
             ls.capture.stop()
 
-    for module in (builders, transcripts, search, imports, capture):
+    for module in (builders, transcripts, search, imports, capture, doctor):
         module.register(ls)
     return ls
 

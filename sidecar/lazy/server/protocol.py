@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lazy.model import BuilderInfo, ImportReport, MessageView, SearchResults
+from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults
 
 Tool = Literal["claude", "codex", "opencode"]
 TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
@@ -169,6 +169,8 @@ METHODS: tuple[Method, ...] = (
            "Import the agents' sessions, reporting $/progress; cancellable."),
     Method("capture/status", "request", "client->server", NoParams, CaptureStatusResult,
            "Whether live capture runs, and its last failure."),
+    Method("doctor/run", "request", "client->server", NoParams, DoctorReport,
+           "lazy doctor's health sweep: one line per check; it only looks."),
     Method("builders/didChange", "notification", "server->client", BuildersDidChange, None,
            "Builders captured or imported (debounced)."),
     Method("capture/didFail", "notification", "server->client", CaptureFailure, None,

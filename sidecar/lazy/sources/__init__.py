@@ -11,6 +11,7 @@ from lazy.model import ReadBatch, SessionFacts
 from lazy.sources.jsonl import Line
 
 TOOLS = ("claude", "codex", "opencode")
+TOOL_NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "opencode": "OpenCode"}
 COMPRESSED = (".zst", ".gz")
 _UUID_TAIL = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"

@@ -168,6 +168,14 @@ def is_local_boilerplate(text: str) -> bool:
     return inv is not None and inv[0] in BUILTIN_LOCAL_COMMANDS and not inv[1]
 
 
+def is_caveat(text: str, meta: bool) -> bool:
+    """The caveat Claude Code writes before a local command's lines: wholly tagged, or a
+    harness line that opens with its tag."""
+    return bool(_CAVEAT.match(text)) or (
+        meta and text.lstrip().startswith("<local-command-caveat>")
+    )
+
+
 def _image_placeholder(block: dict[str, Any]) -> dict[str, Any]:
     src = block.get("source") or {}
     data = src.get("data") if isinstance(src, dict) else None
@@ -438,7 +446,7 @@ class ClaudeReader:
             batch.spawns.add((key, spawned["agentId"]))
         text = _text_of(content)
         if text is not None:
-            if _CAVEAT.match(text) or (meta and text.lstrip().startswith("<local-command-caveat>")):
+            if is_caveat(text, meta):
                 return None
             if is_local_boilerplate(text):
                 self._note_command(text, facts)

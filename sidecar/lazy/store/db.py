@@ -165,6 +165,25 @@ class Store:
             raise
 
     @contextmanager
+    def trial(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction that is always rolled back: what a change would do, seen
+        before anyone is asked to approve it. Holds the write lock while it lasts."""
+        if self._bulk:
+            raise RuntimeError("trial() inside bulk()")
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise explain(e) from e
+        try:
+            yield conn
+        except sqlite3.Error as e:
+            raise explain(e) from e
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    @contextmanager
     def bulk(self, seconds: float = 1.0) -> Iterator[Bulk]:
         """Group many small writes into transactions of about ``seconds`` each.
 

@@ -1,0 +1,395 @@
+"""`lazy doctor`: the health sweep, and the repairs it points at."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import SpinnerColumn, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+from lazy.capture.discovery import discover_tool
+from lazy.capture.importer import plan
+from lazy.cli.common import emit_json, is_tty, json_option, open_store, out, progress, when
+from lazy.cli.importing import bulk_import
+from lazy.cli.search import searchable
+from lazy.doctor import housekeeping, scaffolding
+from lazy.doctor.checks import CHECKS, report, run_checks
+from lazy.doctor.context import open_context
+from lazy.doctor.report import MARKS, Check
+from lazy.model import ImportReport
+from lazy.sources import TOOL_NAMES, TOOLS
+from lazy.store import Store
+
+STYLES = {"ok": "bold green", "warn": "bold yellow", "fail": "bold red"}
+SUMMARY_WIDTH = 60  # characters of a summary shown in a listing
+
+
+def print_checks(checks: list[Check]) -> None:
+    for c in checks:
+        head = Text()
+        head.append(MARKS[c.status], style=STYLES[c.status])
+        head.append(f" {c.title}")
+        out.print(head)
+        for line in c.detail:
+            out.print(Text(f"  {line}"), soft_wrap=True)
+        if c.fix and c.status != "ok":
+            out.print(Text(f"  fix: {c.fix}", style="cyan"), soft_wrap=True)
+    fails = sum(c.status == "fail" for c in checks)
+    warns = sum(c.status == "warn" for c in checks)
+    if fails or warns:
+        style = "bold red" if fails else "bold yellow"
+        out.print(Text(f"{fails} failure(s), {warns} warning(s).", style=style))
+    else:
+        out.print(Text("Every check passed.", style="bold green"))
+
+
+def _sweep(as_json: bool) -> None:
+    ctx = open_context()
+    try:
+        with progress(SpinnerColumn(), TextColumn("{task.description}")) as bar:
+            task = bar.add_task("checking")
+            checks = []
+            for entry in CHECKS:
+                bar.update(task, description=f"checking: {entry[0]}")
+                checks += run_checks(ctx, (entry,))
+    finally:
+        ctx.close()
+    result = report(checks)
+    if as_json:
+        emit_json(result)
+    else:
+        print_checks(checks)
+    if result.status == "fail":
+        raise SystemExit(1)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SUMMARY_WIDTH else text[: SUMMARY_WIDTH - 1] + "…"
+
+
+# ---- --clean-local-command-conversations ---------------------------------------------------
+
+
+def _print_scaffolding(found: scaffolding.Survey, delete_empty: bool) -> None:
+    if not found.found:
+        out.print("No stored conversation carries local-command scaffolding.")
+    if found.cleanable:
+        t = Table(box=None, header_style="bold", pad_edge=False)
+        t.add_column("session", no_wrap=True)
+        t.add_column("started", no_wrap=True)
+        t.add_column("drops", justify="right", no_wrap=True)
+        t.add_column("summary today", no_wrap=True)
+        t.add_column("summary after", no_wrap=True)
+        for s in found.cleanable:
+            t.add_row(
+                s.short_id,
+                when(s.started_at),
+                str(s.drops),
+                Text(_short(s.summary) or "(no words)"),
+                Text(_short(s.summary_after) or "(no words)"),
+            )
+        drops = sum(s.drops for s in found.cleanable)
+        out.print(
+            f"{len(found.cleanable)} conversation(s) carry local-command scaffolding;"
+            f" cleaning drops {drops} message(s) and leaves everything else as it is:"
+        )
+        out.print(t)
+    if found.empty:
+        out.print(
+            f"{len(found.empty)} conversation(s) are nothing but scaffolding"
+            " (no conversation behind the listing entry):"
+        )
+        for s in found.empty:
+            out.print(f"  {s.short_id}  {when(s.started_at)}")
+        if not delete_empty:
+            out.print(
+                "They are left exactly as they are;"
+                " --delete-empty-local-command-conversations deletes them."
+            )
+    for sid, why in found.unreadable:
+        out.print(Text(f"  {sid[:8]} could not be re-read from the archive: {why}", style="yellow"))
+
+
+def _scaffolding_json(
+    found: scaffolding.Survey, applied: scaffolding.Applied | None, dry_run: bool
+) -> dict[str, Any]:
+    return {
+        "conversations": [asdict(s) for s in found.cleanable],
+        "empty": [asdict(s) for s in found.empty],
+        "unreadable": [{"session_id": s, "reason": r} for s, r in found.unreadable],
+        "dry_run": dry_run,
+        "applied": asdict(applied) if applied is not None else None,
+    }
+
+
+def _clean(delete_empty: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
+    with open_store() as store:
+        found = scaffolding.survey(store)
+        if not as_json:
+            _print_scaffolding(found, delete_empty)
+        if not found.found or dry_run:
+            if dry_run and found.found and not as_json:
+                out.print("Dry run: nothing changed.")
+            if as_json:
+                emit_json(_scaffolding_json(found, None, dry_run))
+            return
+        clean_ok = delete_ok = False
+        refusal = None
+        empty = found.empty if delete_empty else []
+        if found.cleanable:
+            if yes:
+                clean_ok = True
+            elif is_tty():
+                question = f"Clean {len(found.cleanable)} conversation(s)?"
+                clean_ok = click.confirm(question, default=False, err=as_json)
+            elif not as_json:
+                out.print("Not a terminal: nothing changed. Re-run with --yes to clean them.")
+        if empty:
+            # approving the rewrite is not approving a delete: asked on its own
+            if yes:
+                delete_ok = True
+            elif is_tty():
+                question = (
+                    f"Delete {len(empty)} conversation(s) that are nothing but scaffolding?"
+                    " Deletion is permanent."
+                )
+                delete_ok = click.confirm(question, default=False, err=as_json)
+            else:
+                refusal = (
+                    f"not a terminal: refusing to delete {len(empty)} conversation(s)"
+                    " without --yes."
+                )
+        applied = None
+        if clean_ok or delete_ok:
+            clean = {s.builder_id for s in found.cleanable} if clean_ok else set()
+            delete = {s.builder_id for s in empty} if delete_ok else set()
+            applied = scaffolding.apply(store, clean, delete)
+            searchable(store)  # the dropped and deleted messages leave the search index
+            if not as_json:
+                _print_applied(applied, clean, delete)
+        elif is_tty() and not as_json:
+            out.print("Nothing changed.")
+        if as_json:
+            emit_json(_scaffolding_json(found, applied, False))
+    if refusal:
+        raise click.ClickException(refusal)
+
+
+def _print_applied(applied: scaffolding.Applied, clean: set[str], delete: set[str]) -> None:
+    if applied.cleaned:
+        out.print(
+            f"Cleaned {len(applied.cleaned)} conversation(s):"
+            f" dropped {applied.dropped} scaffolding message(s)."
+        )
+    if applied.deleted:
+        out.print(
+            f"Deleted {len(applied.deleted)} conversation(s) that were nothing but scaffolding."
+        )
+    left = (clean - set(applied.cleaned)) | (delete - set(applied.deleted))
+    if left:
+        out.print(
+            Text(
+                f"{len(left)} changed since they were listed and were left as they are;"
+                " run it again to see them.",
+                style="yellow",
+            )
+        )
+
+
+# ---- --purge-housekeeping-conversations -----------------------------------------------------
+
+
+def _purge(dry_run: bool, yes: bool, as_json: bool) -> None:
+    with open_store() as store:
+        found = housekeeping.survey(store)
+        deleted: list[str] | None = None
+        if not as_json:
+            _print_housekeeping(found)
+        if found and not dry_run:
+            ok = yes
+            if not yes and is_tty():
+                question = f"Delete {len(found)} housekeeping conversation(s)?"
+                ok = click.confirm(question, default=False, err=as_json)
+                if not ok and not as_json:
+                    out.print("Nothing deleted.")
+            elif not yes and not as_json:
+                out.print("Not a terminal: nothing deleted. Re-run with --yes to delete them.")
+            if ok:
+                deleted = housekeeping.purge(store, {h.builder_id for h in found})
+                searchable(store)
+                if not as_json:
+                    out.print(f"Deleted {len(deleted)} conversation(s).")
+                    _on_disk_note(store, deleted)
+        elif found and not as_json:
+            out.print("Dry run: nothing deleted.")
+    if as_json:
+        emit_json(
+            {
+                "conversations": [asdict(h) for h in found],
+                "dry_run": dry_run,
+                "deleted": deleted,
+            }
+        )
+
+
+def _print_housekeeping(found: list[housekeeping.Housekeeping]) -> None:
+    if not found:
+        out.print("No stored conversation looks like one of lazy's own housekeeping one-shots.")
+        return
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    t.add_column("session", no_wrap=True)
+    t.add_column("started", no_wrap=True)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("why")
+    for h in found:
+        t.add_row(h.short_id, when(h.started_at), h.kind, Text(h.why))
+    out.print(
+        f"{len(found)} conversation(s) look like lazy's own one-shots, stored before the marker:"
+    )
+    out.print(t)
+    out.print(
+        "Deletion is not recoverable from lazy (Claude Code prunes the raw JSONL on disk"
+        " over time), so read the list."
+    )
+
+
+def _on_disk_note(store: Store, deleted: list[str]) -> None:
+    if not deleted:
+        return
+    marks = ",".join("?" * len(deleted))
+    paths = [
+        r[0]
+        for r in store.conn.execute(
+            f"SELECT path FROM source_files WHERE session_id IN ({marks}) AND status='deleted'",
+            deleted,
+        )
+    ]
+    on_disk = [p for p in paths if Path(p).exists()]
+    if on_disk:
+        out.print(
+            f"{len(on_disk)} of their session files are still on disk, with no marker:"
+            " `lazy doctor --reimport-conversations` would import them again."
+        )
+
+
+# ---- --reimport-conversations ---------------------------------------------------------------
+
+
+def _reimport(yes: bool, as_json: bool) -> None:
+    reports: dict[str, ImportReport] = {}
+    with open_store() as store:
+        for tool in TOOLS:
+            if not as_json:
+                out.print(Text(TOOL_NAMES[tool], style="bold"))
+            p = plan(store, discover_tool(tool))
+            reports[tool] = bulk_import(store, p, project=None, tool=tool, yes=yes, as_json=as_json)
+    if as_json:
+        emit_json({"reports": {t: r.model_dump(mode="json") for t, r in reports.items()}})
+
+
+@click.command("doctor")
+@click.option(
+    "--reimport-conversations",
+    "reimport",
+    is_flag=True,
+    help="Import the sessions on disk that never reached the store (Claude Code, Codex CLI,"
+    " OpenCode; every project): the bulk path of `lazy import-conversation`, with its"
+    " preview and confirmation.",
+)
+@click.option(
+    "--clean-local-command-conversations",
+    "clean",
+    is_flag=True,
+    help="Put the conversations stored with local-command scaffolding back through today's"
+    " reader (as a fresh import would read them). Lists them, then asks on a terminal"
+    " (default no).",
+)
+@click.option(
+    "--delete-empty-local-command-conversations",
+    "delete_empty",
+    is_flag=True,
+    help="With --clean-local-command-conversations: also delete the conversations that are"
+    " nothing but scaffolding. Confirmed on its own on a terminal (default no); without a"
+    " terminal it needs --yes.",
+)
+@click.option(
+    "--purge-housekeeping-conversations",
+    "purge",
+    is_flag=True,
+    help="Delete the conversations that are lazy's own one-shots stored before the marker"
+    " (classified by how their only message opens). Lists them, then asks on a terminal"
+    " (default no).",
+)
+@click.option("--dry-run", is_flag=True, help="With a clean or purge: list, and stop.")
+@click.option(
+    "--yes", "-y", is_flag=True, help="With a repair: apply it without asking (non-interactive)."
+)
+@json_option
+def doctor(
+    reimport: bool,
+    clean: bool,
+    delete_empty: bool,
+    purge: bool,
+    dry_run: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Check lazy's health, and repair what the checks point at.
+
+    One line per check (✓ ok, ! warning, ✗ failure), its detail under it, and for a warning
+    or failure the command that fixes it; exit status 1 when any check fails. The checks:
+    the store's integrity and schema, the search index caught up, conversation capture live
+    (sessions of every agent on disk, in every project, that never reached the store: a
+    failure for any written in the last 24h, a warning for older ones; sessions written in
+    the last 5 minutes are in flight; lazy's one-shots are never counted), housekeeping
+    conversations and local-command scaffolding stored by older releases, Docker (for lazy
+    ask), Python and the dependencies' versions, free disk where the store lives
+    ($LAZY_HOME). The sweep only looks: it never writes.
+
+    \b
+    lazy doctor                                    # the health sweep
+    lazy doctor --json                             # the same, as JSON
+    lazy doctor --reimport-conversations           # preview, then confirm
+    lazy doctor --reimport-conversations --yes     # recover without prompting
+    lazy doctor --clean-local-command-conversations              # lists, changes nothing
+    lazy doctor --clean-local-command-conversations --dry-run    # lists and stops
+    lazy doctor --clean-local-command-conversations --yes        # applies
+    lazy doctor --clean-local-command-conversations --delete-empty-local-command-conversations
+    lazy doctor --purge-housekeeping-conversations          # lists, deletes nothing
+    lazy doctor --purge-housekeeping-conversations --yes    # deletes
+
+    Without --yes a repair lists what it would do and, on a terminal, asks (default no); on
+    a non-terminal it is told to re-run with --yes and changes nothing.
+    """
+    if sum((reimport, clean, purge)) > 1:
+        raise click.UsageError(
+            "one repair at a time: --reimport-conversations,"
+            " --clean-local-command-conversations or"
+            " --purge-housekeeping-conversations"
+        )
+    if delete_empty and not clean:
+        raise click.UsageError(
+            "--delete-empty-local-command-conversations goes with"
+            " --clean-local-command-conversations"
+        )
+    if (dry_run or yes) and not (reimport or clean or purge):
+        raise click.UsageError("--dry-run and --yes go with a repair flag (see --help)")
+    if dry_run and yes:
+        raise click.UsageError("--dry-run lists and stops; --yes applies: give one of them")
+    if dry_run and reimport:
+        raise click.UsageError(
+            "--reimport-conversations previews on its own; --dry-run goes with a clean or purge"
+        )
+    if reimport:
+        _reimport(yes, as_json)
+    elif clean:
+        _clean(delete_empty, dry_run, yes, as_json)
+    elif purge:
+        _purge(dry_run, yes, as_json)
+    else:
+        _sweep(as_json)

@@ -1,0 +1,66 @@
+"""What the checks of `lazy doctor` look at: the store, when it opens, and where it lives."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from lazy.store import Store, StoreError, lazy_home
+from lazy.store.db import explain
+from lazy.store.schema import migrate
+
+
+class StoreUnavailable(Exception):
+    """A check needs the store, and it could not be opened (the store check says why)."""
+
+
+@dataclass
+class Context:
+    home: Path  # LAZY_HOME
+    store: Store | None  # None when it could not be opened
+    exists: bool = True  # False: no store yet; an empty one stands in, in memory
+    problem: str | None = None  # why it could not be opened, with the machine detail
+    fix: str | None = None  # what fixes that
+
+    @property
+    def path(self) -> Path:
+        return self.home / "store.db"
+
+    def need_store(self) -> Store:
+        if self.store is None:
+            raise StoreUnavailable(self.problem or "the store could not be opened")
+        return self.store
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def damaged_fix(home: Path) -> str:
+    return (
+        f"move {home / 'store.db'} (and its -wal and -shm files) aside, then"
+        " `lazy doctor --reimport-conversations --yes` stores again what is still on disk"
+    )
+
+
+def open_context(home: Path | None = None) -> Context:
+    """The store as the checks see it. Nothing is created: with no store yet, an empty one
+    in memory answers the checks (everything on disk is then missing from it)."""
+    home = home or lazy_home()
+    if not (home / "store.db").exists():
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        migrate(conn)
+        return Context(home, Store(home, conn), exists=False)
+    try:
+        return Context(home, Store.open(home))
+    except (StoreError, RuntimeError, sqlite3.Error) as e:
+        return unavailable(home, e)
+
+
+def unavailable(home: Path, e: Exception) -> Context:
+    """The context of a store that could not be opened, saying why and what fixes it."""
+    if isinstance(e, RuntimeError):  # a store of a newer schema than this lazy knows
+        return Context(home, None, problem=str(e), fix="upgrade lazy: pip install -U lazy-builders")
+    problem = str(explain(e)) if isinstance(e, sqlite3.Error) else str(e)
+    return Context(home, None, problem=problem, fix=damaged_fix(home))

@@ -1,0 +1,127 @@
+"""What lazy runs on: Docker (for `lazy ask`), Python and lazy's dependencies, free disk."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+from importlib import metadata
+
+from lazy.doctor.context import Context
+from lazy.doctor.report import Check
+
+DOCKER = "Docker is reachable (for lazy ask)"
+PYTHON = "Python and dependencies are supported"
+DISK = "Free disk where the store lives"
+
+DIST = "lazy-builders"
+PYTHON_MIN = (3, 11)
+DOCKER_TIMEOUT = 5  # seconds for the engine to answer /_ping
+MiB = 1024**2
+GiB = 1024**3
+DISK_WARN = 1 * GiB
+DISK_FAIL = 100 * MiB
+
+
+def docker_check(_: Context) -> Check:
+    """The Docker engine answers ``/_ping`` where the docker client looks (DOCKER_HOST, else
+    the default socket). A warning when not: only `lazy ask` needs it."""
+    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    fix = "start the Docker engine (sudo systemctl start docker), or point DOCKER_HOST at one"
+    try:
+        import docker
+        from docker import constants
+    except ImportError as e:
+        detail = [f"the docker Python package cannot be imported [{type(e).__name__}: {e}]"]
+        return Check(DOCKER, "warn", detail, f"{sys.executable} -m pip install 'docker>=7,<8'")
+    try:
+        # a fixed API version: no /version call before the ping
+        client = docker.APIClient(
+            version=constants.MINIMUM_DOCKER_API_VERSION,
+            timeout=DOCKER_TIMEOUT,
+            **docker.utils.kwargs_from_env(),
+        )
+        try:
+            answered = client.ping()
+        finally:
+            client.close()
+    except Exception as e:  # refused, missing socket, timeout, TLS, an HTTP error
+        detail = [
+            f"the Docker engine at {where} did not answer /_ping [{type(e).__name__}: {e}]",
+            "lazy ask runs its one-shots in a container and cannot run without it",
+        ]
+        return Check(DOCKER, "warn", detail, fix)
+    if not answered:
+        detail = [f"the Docker engine at {where} answered /_ping, but not OK"]
+        return Check(DOCKER, "warn", detail, fix)
+    return Check(DOCKER, "ok", [f"the Docker engine at {where} answered /_ping"])
+
+
+def python_check(_: Context) -> Check:
+    """The running Python, and each installed dependency against the range lazy's
+    distribution declares (its pyproject, as installed)."""
+    from packaging.requirements import Requirement
+
+    detail = [f"Python {platform.python_version()} ({sys.executable})"]
+    problems: list[str] = []
+    fixes: list[str] = []
+    if sys.version_info[:2] < PYTHON_MIN:
+        problems.append(f"Python {platform.python_version()} is older than 3.11")
+    try:
+        requires = metadata.requires(DIST) or []
+    except metadata.PackageNotFoundError:
+        detail.append(f"{DIST} is not installed as a distribution: its ranges cannot be checked")
+        return Check(PYTHON, "warn", detail, f"{sys.executable} -m pip install -e <lazy's repo>")
+    fine: list[str] = []
+    for line in requires:
+        req = Requirement(line)
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue  # an extra (dev tools), or another platform's
+        try:
+            have = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            problems.append(f"{req.name} is not installed (lazy needs {req.name}{req.specifier})")
+            fixes.append(str(req))
+            continue
+        if req.specifier and not req.specifier.contains(have, prereleases=True):
+            problems.append(f"{req.name} {have} is outside {req.specifier}")
+            fixes.append(str(req))
+        else:
+            fine.append(f"{req.name} {have}")
+    if problems:
+        detail += problems
+        if fine:
+            detail.append("within range: " + ", ".join(fine))
+        if sys.version_info[:2] < PYTHON_MIN:
+            fix = "run lazy with Python 3.11 or newer"
+        else:
+            fix = f"{sys.executable} -m pip install " + " ".join(f"'{f}'" for f in fixes)
+        return Check(PYTHON, "fail", detail, fix)
+    detail.append(f"{len(fine)} dependencies within pyproject's ranges: " + ", ".join(fine))
+    return Check(PYTHON, "ok", detail)
+
+
+def _size(n: int) -> str:
+    return f"{n / GiB:,.1f} GiB" if n >= GiB else f"{n / MiB:,.0f} MiB"
+
+
+def disk_check(ctx: Context) -> Check:
+    where = ctx.home
+    while not where.exists() and where != where.parent:
+        where = where.parent  # the store's filesystem, before its folder exists
+    free = shutil.disk_usage(where).free
+    detail = [
+        f"{_size(free)} free on the filesystem of {ctx.home}"
+        " (warns under 1 GiB, fails under 100 MiB)"
+    ]
+    fix = (
+        "free space on that filesystem, or move the store: set LAZY_HOME to a roomier place"
+        f" and move {ctx.home} there"
+    )
+    if free < DISK_FAIL:
+        detail.append("captures fail until there is room (the sessions wait on disk meanwhile)")
+        return Check(DISK, "fail", detail, fix)
+    if free < DISK_WARN:
+        return Check(DISK, "warn", detail, fix)
+    return Check(DISK, "ok", detail)

@@ -16,6 +16,7 @@ import { sourcePicks } from "./sources";
 import { StatusBar } from "./status";
 import { resumeTerminal } from "./terminal";
 import { nameBuilder } from "./naming";
+import { fixTerminal, HealthProvider, type HealthNode } from "./doctor";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
 
@@ -75,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const client = () => (sidecar.state.kind === "running" ? sidecar.client : undefined);
 
   const builders = new BuildersProvider({ client, workspaceFolders, store: context.globalState, log });
+  const health = new HealthProvider(client);
   const tree = vscode.window.createTreeView("lazy.builders", { treeDataProvider: builders, showCollapseAll: true });
   const describeScope = () => {
     tree.description = builders.showsAllProjects ? "All projects" : "Workspace";
@@ -181,6 +183,17 @@ export function activate(context: vscode.ExtensionContext): void {
       // a remote window (code-server, SSH) has no OS file manager of its own: open the file instead
       const how = vscode.env.remoteName ? "vscode.open" : "revealFileInOS";
       await vscode.commands.executeCommand(how, vscode.Uri.file(pick.file.path));
+    }),
+    health,
+    vscode.window.createTreeView("lazy.health", { treeDataProvider: health }),
+    vscode.commands.registerCommand("lazy.health.refresh", () =>
+      vscode.window.withProgress({ location: { viewId: "lazy.health" } }, () => health.refresh()),
+    ),
+    vscode.commands.registerCommand("lazy.health.fix", (node?: HealthNode) => {
+      const lazy = sidecar.lazyCommand;
+      if (node?.kind !== "check" || !lazy) return;
+      const options = fixTerminal(node.check, lazy);
+      if (options) vscode.window.createTerminal(options).show();
     }),
     vscode.commands.registerCommand("lazy.nameBuilder", async (arg?: unknown) => {
       const node = asNode(arg);

@@ -119,3 +119,22 @@ def test_a_detection_failure_is_a_note_never_a_failed_init(
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "(Skipped Claude Code history import: cannot open the store" in p.stderr
+
+
+def test_doctor_import_memory_lists_asks_and_never_reoffers(repo: Path, projects: Path) -> None:
+    mem = memory_dir(projects, repo)
+    (mem / "prefs.md").write_text("Prefer pytest fixtures over setUp.\n")
+    (mem / "MEMORY.md").write_text("- [prefs](prefs.md)\n")
+    piped = lazy(repo, "doctor", "--import-memory")  # not a terminal: lists, writes nothing
+    assert piped.returncode == 0 and "prefs" in piped.stdout
+    assert "Not a terminal: nothing imported. Re-run with --yes" in piped.stdout
+    declined = in_pty([*LAZY, "doctor", "--import-memory"], dict(os.environ), repo,
+                      [("into lazy shared memory? [y/N]", "")])  # fmt: skip
+    assert "Nothing imported." in declined.output
+    dry = json.loads(lazy(repo, "doctor", "--import-memory", "--dry-run", "--json").stdout)
+    assert sorted(r["name"] for r in dry["records"]) == ["MEMORY", "prefs"]
+    assert dry["imported"] is None
+    done = json.loads(lazy(repo, "doctor", "--import-memory", "--yes", "--json").stdout)
+    assert done["imported"] == {"new": 2, "changed": 0}
+    again = lazy(repo, "doctor", "--import-memory", "--yes")
+    assert "No Claude Code memory records" in again.stdout

@@ -12,8 +12,18 @@ from rich.table import Table
 from rich.text import Text
 
 from lazy.capture.discovery import discover_tool
+from lazy.capture.harness_memory import import_memory, plan_memory
 from lazy.capture.importer import plan
-from lazy.cli.common import emit_json, is_tty, json_option, open_store, out, progress, when
+from lazy.cli.common import (
+    current_project,
+    emit_json,
+    is_tty,
+    json_option,
+    open_store,
+    out,
+    progress,
+    when,
+)
 from lazy.cli.importing import bulk_import
 from lazy.cli.search import searchable
 from lazy.doctor import housekeeping, scaffolding
@@ -237,6 +247,46 @@ def _purge(dry_run: bool, yes: bool, as_json: bool) -> None:
         )
 
 
+def _import_memory(dry_run: bool, yes: bool, as_json: bool) -> None:
+    project = current_project()
+    with open_store() as store:
+        found = plan_memory(store, project)
+        done: tuple[int, int] | None = None
+        if not as_json:
+            if not found.new:
+                out.print(f"No Claude Code memory records of {project} to import.")
+            for r in found.new:
+                out.print(f"  {r.name}  {when(r.modified)}  {r.path}")
+            for u in found.problems:
+                out.print(Text(f"  unreadable: {u.path}: {u.reason}", style="yellow"))
+        if found.new and not dry_run:
+            ok = yes
+            if not yes and is_tty():
+                question = f"Import {len(found.new)} memory record(s) into lazy shared memory?"
+                ok = click.confirm(question, default=False, err=as_json)
+                if not ok and not as_json:
+                    out.print("Nothing imported.")
+            elif not yes and not as_json:
+                out.print("Not a terminal: nothing imported. Re-run with --yes to import them.")
+            if ok:
+                done = import_memory(store, found)
+                searchable(store)
+                if not as_json:
+                    out.print(f"imported {sum(done)} memory record(s).")
+        elif found.new and not as_json:
+            out.print("Dry run: nothing imported.")
+    if as_json:
+        emit_json(
+            {
+                "project": project,
+                "records": [{"name": r.name, "path": str(r.path)} for r in found.new],
+                "unreadable": [asdict(u) for u in found.problems],
+                "dry_run": dry_run,
+                "imported": None if done is None else {"new": done[0], "changed": done[1]},
+            }
+        )
+
+
 def _print_housekeeping(found: list[housekeeping.Housekeeping]) -> None:
     if not found:
         out.print("No stored conversation looks like one of lazy's own housekeeping one-shots.")
@@ -325,7 +375,15 @@ def _reimport(yes: bool, as_json: bool) -> None:
     " (classified by how their only message opens). Lists them, then asks on a terminal"
     " (default no).",
 )
-@click.option("--dry-run", is_flag=True, help="With a clean or purge: list, and stop.")
+@click.option(
+    "--import-memory",
+    "import_memory_",
+    is_flag=True,
+    help="Import this repo's Claude Code harness memory records (`memory/` of its Claude"
+    " projects dirs) into lazy's shared memory, searchable with `in:memories`; only those"
+    " the store does not hold as they are. Lists them, then asks on a terminal (default no).",
+)
+@click.option("--dry-run", is_flag=True, help="With a clean, purge or memory import: list, stop.")
 @click.option(
     "--yes", "-y", is_flag=True, help="With a repair: apply it without asking (non-interactive)."
 )
@@ -335,6 +393,7 @@ def doctor(
     clean: bool,
     delete_empty: bool,
     purge: bool,
+    import_memory_: bool,
     dry_run: bool,
     yes: bool,
     as_json: bool,
@@ -362,22 +421,23 @@ def doctor(
     lazy doctor --clean-local-command-conversations --delete-empty-local-command-conversations
     lazy doctor --purge-housekeeping-conversations          # lists, deletes nothing
     lazy doctor --purge-housekeeping-conversations --yes    # deletes
+    lazy doctor --import-memory                    # this repo's Claude Code memory records
 
     Without --yes a repair lists what it would do and, on a terminal, asks (default no); on
     a non-terminal it is told to re-run with --yes and changes nothing.
     """
-    if sum((reimport, clean, purge)) > 1:
+    if sum((reimport, clean, purge, import_memory_)) > 1:
         raise click.UsageError(
             "one repair at a time: --reimport-conversations,"
-            " --clean-local-command-conversations or"
-            " --purge-housekeeping-conversations"
+            " --clean-local-command-conversations, --purge-housekeeping-conversations"
+            " or --import-memory"
         )
     if delete_empty and not clean:
         raise click.UsageError(
             "--delete-empty-local-command-conversations goes with"
             " --clean-local-command-conversations"
         )
-    if (dry_run or yes) and not (reimport or clean or purge):
+    if (dry_run or yes) and not (reimport or clean or purge or import_memory_):
         raise click.UsageError("--dry-run and --yes go with a repair flag (see --help)")
     if dry_run and yes:
         raise click.UsageError("--dry-run lists and stops; --yes applies: give one of them")
@@ -391,5 +451,7 @@ def doctor(
         _clean(delete_empty, dry_run, yes, as_json)
     elif purge:
         _purge(dry_run, yes, as_json)
+    elif import_memory_:
+        _import_memory(dry_run, yes, as_json)
     else:
         _sweep(as_json)

@@ -1,0 +1,90 @@
+// The Health view: `lazy doctor`'s checks (doctor/run), one row per check with its detail
+// under it; a check whose fix is a lazy command has a button that runs it in a terminal,
+// where it previews and asks before it writes (nothing runs on its own).
+import * as vscode from "vscode";
+import { describeFailure, type LazyClient } from "./client";
+import type { HealthCheck, DoctorReport } from "./protocol";
+import { lazyShellArgs, type LazyCommand } from "./terminal";
+
+export type HealthNode =
+  | { kind: "check"; check: HealthCheck }
+  | { kind: "detail"; text: string; parent: string }
+  | { kind: "notice"; text: string };
+
+const ICONS: Record<HealthCheck["status"], [string, string]> = {
+  ok: ["pass", "testing.iconPassed"],
+  warn: ["warning", "list.warningForeground"],
+  fail: ["error", "list.errorForeground"],
+};
+
+/** The arguments of a fix that is a lazy command ("lazy doctor --reimport-conversations"),
+ * else undefined (a fix for the user to do, such as starting Docker). */
+export function lazyArgs(fix: string | null | undefined): string[] | undefined {
+  const words = (fix ?? "").trim().split(/\s+/);
+  return words[0] === "lazy" && words.length > 1 ? words.slice(1) : undefined;
+}
+
+export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
+  private readonly emitter = new vscode.EventEmitter<HealthNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private result: DoctorReport | undefined;
+  private error: string | undefined;
+
+  constructor(private readonly client: () => LazyClient | undefined) {}
+
+  async refresh(): Promise<void> {
+    const c = this.client();
+    if (!c) {
+      this.result = undefined;
+      this.error = "The lazy sidecar is not running.";
+    } else {
+      try {
+        this.result = await c.request("doctor/run", {});
+        this.error = undefined;
+      } catch (e) {
+        this.error = `lazy doctor failed: ${describeFailure(e)}`;
+      }
+    }
+    this.emitter.fire(undefined);
+  }
+
+  getChildren(node?: HealthNode): HealthNode[] {
+    if (node?.kind === "check") return (node.check.detail ?? []).map((text) => ({ kind: "detail", text, parent: node.check.title }));
+    if (node) return [];
+    if (this.error) return [{ kind: "notice", text: this.error }];
+    if (!this.result) return []; // the view's welcome offers to run the checks
+    return this.result.checks.map((check) => ({ kind: "check", check }));
+  }
+
+  getTreeItem(node: HealthNode): vscode.TreeItem {
+    if (node.kind === "notice") return new vscode.TreeItem(node.text);
+    if (node.kind === "detail") {
+      const item = new vscode.TreeItem(node.text);
+      item.id = `detail:${node.parent}:${node.text}`;
+      return item;
+    }
+    const { check } = node;
+    const item = new vscode.TreeItem(
+      check.title,
+      check.detail?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `check:${check.title}`;
+    const [icon, color] = ICONS[check.status];
+    item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+    item.description = check.fix ?? "";
+    item.tooltip = [check.title, ...(check.detail ?? []), ...(check.fix ? ["", `Fix: ${check.fix}`] : [])].join("\n");
+    item.contextValue = lazyArgs(check.fix) && check.status !== "ok" ? "check.fixable" : "check";
+    return item;
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+/** The terminal that runs a check's fix with the sidecar's own lazy. */
+export function fixTerminal(check: HealthCheck, lazy: LazyCommand): vscode.TerminalOptions | undefined {
+  const args = lazyArgs(check.fix);
+  if (!args) return undefined;
+  return { name: `Lazy: ${args.join(" ")}`, shellPath: lazy.command, shellArgs: lazyShellArgs(lazy, args), env: lazy.env };
+}

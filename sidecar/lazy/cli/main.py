@@ -23,6 +23,9 @@ COMMANDS = {
     "ls": "lazy.cli.memories:ls",
     "search": "lazy.cli.search:search_command",
     "index": "lazy.cli.search:index_group",
+    "capture": "lazy.cli.capture:capture",
+    "hooks": "lazy.cli.hooks:hooks_group",
+    "daemon": "lazy.cli.daemon:daemon_group",
 }
 
 

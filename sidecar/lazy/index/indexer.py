@@ -76,6 +76,13 @@ def _filled(path: Path) -> bool:
     return bool(stamp and stamp.get("filled"))
 
 
+def ready(home: Path) -> bool:
+    """The index under ``home`` is of this schema and filled: catching it up costs only
+    what is queued (a hook indexes then, and leaves a fill or a rebuild to others)."""
+    path = home / "index"
+    return _stamp_ok(path) is None and _filled(path)
+
+
 def _stamp(path: Path, *, filled: bool) -> None:
     tmp = path / (STAMP + ".tmp")
     tmp.write_bytes(orjson.dumps({"schema": SCHEMA_VERSION, "filled": filled}))

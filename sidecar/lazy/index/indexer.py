@@ -17,15 +17,17 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import tantivy
 
 from lazy.index.documents import prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
-from lazy.model import IndexStatus
 from lazy.store import Store
+
+if TYPE_CHECKING:
+    from lazy.model import IndexStatus
 
 WRITER_HEAP = 128 * 1024 * 1024
 WRITER_THREADS = 2  # tokenizing beside the Python thread that builds the documents
@@ -231,6 +233,8 @@ class SearchIndex:
     # -- reading ---------------------------------------------------------------------------
 
     def status(self, store: Store) -> IndexStatus:
+        from lazy.model import IndexStatus  # pydantic: not on a hook's path
+
         self.index.reload()
         return IndexStatus(
             path=str(self.path),

@@ -169,7 +169,11 @@ def test_start_captures_reports_and_stops(d: Daemons) -> None:
     assert "not running" in d.lazy("daemon", "stop").stdout
 
 
-def test_two_starts_at_once_make_one_daemon(d: Daemons) -> None:
+@pytest.mark.parametrize("before", ["no pid file", "a stale pid file"])
+def test_starts_at_once_make_one_daemon(d: Daemons, before: str) -> None:
+    if before == "a stale pid file":
+        d.lazy_home.mkdir(parents=True)
+        (d.lazy_home / daemon.PID_FILE).write_text(json.dumps(asdict(_dead_holder())))
     starts = [
         subprocess.Popen([LAZY, "daemon", "start"], env=d.env(), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
@@ -223,9 +227,10 @@ def test_a_stale_pid_file_is_taken_over(d: Daemons, stale: str) -> None:
 
 
 def test_kill_9_leaves_status_saying_not_running_and_start_recovers(d: Daemons) -> None:
-    d.lazy("daemon", "start")
+    started = json.loads(d.lazy("daemon", "start", "--json").stdout)
     h = d.holder()
-    assert h is not None
+    assert h is not None and started["state"] == "ready"
+    assert started["status"]["pid"] == h.pid and started["status"]["sweeps"] == 1
     os.kill(h.pid, signal.SIGKILL)
     poll_until(lambda: gone(h.pid), timeout=TIMEOUT, what="the killed daemon to die")
     st = d.status()
@@ -234,7 +239,11 @@ def test_kill_9_leaves_status_saying_not_running_and_start_recovers(d: Daemons) 
     d.lazy("daemon", "start")
     again = d.holder()
     assert again is not None and again.pid != h.pid and d.status()["running"] is True
-    d.lazy("daemon", "stop")
+    assert json.loads(d.lazy("daemon", "stop", "--json").stdout) == {
+        "state": "stopped",
+        "pid": again.pid,
+    }
+    assert json.loads(d.lazy("daemon", "stop", "--json").stdout)["state"] == "not-running"
 
 
 def test_a_sweep_failure_is_shown_with_its_machine_detail(d: Daemons) -> None:

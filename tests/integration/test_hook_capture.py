@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -268,3 +269,52 @@ def test_help_says_where_the_fallback_log_is(lazy_home: Path, user_home: Path) -
     assert "hook-failures.log" in p.stdout and "exits 0" in p.stdout.replace("\n", " ")
     p = run_lazy(lazy_home, user_home, "capture", ok=False)
     assert p.returncode == 2 and "--hook" in p.stderr
+
+
+def test_a_hook_that_cannot_finish_exits_0_at_its_hard_bound(lazy_home: Path) -> None:
+    """stdin never closed (and nothing else to interrupt): the watchdog records why and ends
+    the process, with status 0, at the hard bound (shortened here)."""
+    program = (
+        "import sys; from pathlib import Path; from lazy.capture import hook_capture;"
+        f" hook_capture.run(sys.stdin.buffer, Path({str(lazy_home)!r}), budget=0.2, hard=1.0)"
+    )
+    p = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        started = time.monotonic()
+        p.wait(timeout=30)  # its stdin stays open: the read never ends on its own
+        took = time.monotonic() - started
+        assert p.stdout is not None
+        out = p.stdout.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        for stream in (p.stdin, p.stdout):
+            if stream is not None:
+                stream.close()
+    assert p.returncode == 0 and out == b""
+    assert 1.0 <= took < BOUND
+    [record] = fallback(lazy_home)
+    assert record["code"] == "HOOK_TIMEOUT" and "did not finish within 1 s" in record["reason"]
+
+
+def test_the_hook_path_does_not_load_pydantic(
+    lazy_home: Path, user_home: Path, projects: Path
+) -> None:
+    """A hook runs after every turn: the surface models (pydantic) cost more to import than the
+    capture itself, and the hook has no use for them."""
+    s = Session(projects, "/w/light")
+    s.turn("a turn", "an answer")
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "lazy.cli.main", "capture", "--hook"],
+        input=orjson.dumps(event(s)),
+        env=env_for(lazy_home, user_home),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert p.returncode == 0 and len(keys(lazy_home)[s.id]) == 2
+    imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.decode().splitlines()}
+    assert "lazy.capture.pipeline" in imported and "tantivy" in imported
+    assert not {m for m in imported if m.startswith(("pydantic", "rich"))}

@@ -230,3 +230,17 @@ def hooks_check(claude: Claude) -> Check:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CLAUDE_CONFIG_DIR", str(claude.config))
         return hooks.check()
+
+
+def test_json_reports_the_change(claude: Claude) -> None:
+    claude.write(USER_SETTINGS)
+    dry = json.loads(claude.lazy("install", "--dry-run", "--json").stdout)
+    assert dry["dry_run"] is True and dry["changed"] is True and dry["added"] == EVENTS
+    assert claude.read() == USER_SETTINGS
+    done = json.loads(claude.lazy("install", "--json").stdout)
+    assert done["added"] == EVENTS and done["command"] == f"{LAZY} capture --hook"
+    assert done["settings"] == str(claude.settings)
+    again = json.loads(claude.lazy("install", "--json").stdout)
+    assert again["changed"] is False and again["kept"] == EVENTS
+    gone = json.loads(claude.lazy("uninstall", "--json").stdout)
+    assert sorted(gone["removed"]) == sorted(EVENTS) and claude.read() == USER_SETTINGS

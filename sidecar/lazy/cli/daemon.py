@@ -33,7 +33,8 @@ def _failure_line(f: dict[str, Any]) -> str:
 
 
 @daemon_group.command("start")
-def start() -> None:
+@json_option
+def start(as_json: bool) -> None:
     """Start the daemon in the background (detached; its output goes to daemon.log).
 
     Returns once the daemon has taken its pid file and finished its first sweep, which
@@ -48,8 +49,13 @@ def start() -> None:
                 Text(f"daemon started (pid {pid}); waiting for its first sweep…", style="dim")
             )
 
-    result = d.start(home, started)
+    result = d.start(home, None if as_json else started)
     state = result.get("state")
+    if as_json:
+        emit_json(result)
+        if state not in ("ready", "already"):
+            sys.exit(1)
+        return
     if state == "already":
         out.print(
             f"The capture daemon is already running (pid {result['pid']}, since {when(result['since'])})."
@@ -68,10 +74,16 @@ def start() -> None:
 
 @daemon_group.command("stop")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds to wait for it to exit.")
-def stop(timeout: float) -> None:
+@json_option
+def stop(timeout: float, as_json: bool) -> None:
     """Stop the daemon: SIGTERM, wait for it to exit, remove its pid file."""
     result = d.stop(lazy_home(), timeout)
     state = result["state"]
+    if as_json:
+        emit_json(result)
+        if state == "timeout":
+            sys.exit(1)
+        return
     if state == "not-running":
         stale = result.get("stale_pid")
         extra = f" (removed the stale pid file of pid {stale})" if stale else ""

@@ -28,6 +28,21 @@ def _diff(change: cc.Change) -> str:
     )
 
 
+def _as_json(change: cc.Change, dry_run: bool, command: str | None) -> None:
+    emit_json(
+        {
+            "settings": str(change.path),
+            "changed": change.changed,
+            "dry_run": dry_run,
+            "added": change.added,
+            "replaced": change.replaced,
+            "removed": change.removed,
+            "kept": change.kept,
+            "command": command,
+        }
+    )
+
+
 def _show_dry_run(change: cc.Change) -> None:
     if not change.changed:
         out.print(f"Nothing to change in {change.path}.")
@@ -50,7 +65,8 @@ def hooks_group() -> None:
 @click.option(
     "--dry-run", is_flag=True, help="Show the change to the settings file; write nothing."
 )
-def install(dry_run: bool) -> None:
+@json_option
+def install(dry_run: bool, as_json: bool) -> None:
     """Add lazy's capture hook to Claude Code's settings (idempotent).
 
     Each of SessionStart, Stop, PreCompact and SessionEnd gets one command hook running
@@ -60,15 +76,20 @@ def install(dry_run: bool) -> None:
     """
     path = cc.settings_path()
     try:
-        change = cc.plan_install(path, cc.this_lazy())
-        if dry_run:
+        lazy = cc.this_lazy()
+        change = cc.plan_install(path, lazy)
+        if dry_run and not as_json:
             _show_dry_run(change)
             return
-        cc.apply(change)
+        if not dry_run:
+            cc.apply(change)
     except cc.SettingsError as e:
         raise _settings_error(e) from e
     except OSError as e:
         raise click.ClickException(f"{path}: could not be written: {e}") from e
+    if as_json:
+        _as_json(change, dry_run, cc.command_for(lazy))
+        return
     if not change.changed:
         out.print(f"Already installed in {path}: {', '.join(cc.EVENTS)}.")
         return
@@ -76,26 +97,31 @@ def install(dry_run: bool) -> None:
     out.print(f"Installed lazy's capture hook for {', '.join(done)} in {path}.")
     if change.kept:
         out.print(f"Already there: {', '.join(change.kept)}.")
-    out.print(Text(f"command: {cc.command_for(cc.this_lazy())}", style="dim"))
+    out.print(Text(f"command: {cc.command_for(lazy)}", style="dim"))
 
 
 @hooks_group.command("uninstall")
 @click.option(
     "--dry-run", is_flag=True, help="Show the change to the settings file; write nothing."
 )
-def uninstall(dry_run: bool) -> None:
+@json_option
+def uninstall(dry_run: bool, as_json: bool) -> None:
     """Remove lazy's capture hooks from Claude Code's settings; nothing else is touched."""
     path = cc.settings_path()
     try:
         change = cc.plan_uninstall(path)
-        if dry_run:
+        if dry_run and not as_json:
             _show_dry_run(change)
             return
-        cc.apply(change)
+        if not dry_run:
+            cc.apply(change)
     except cc.SettingsError as e:
         raise _settings_error(e) from e
     except OSError as e:
         raise click.ClickException(f"{path}: could not be written: {e}") from e
+    if as_json:
+        _as_json(change, dry_run, None)
+        return
     if not change.changed:
         out.print(f"No lazy hooks in {path}: nothing to remove.")
         return

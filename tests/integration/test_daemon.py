@@ -308,3 +308,22 @@ def test_the_log_is_bounded(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert files == ["daemon.log", "daemon.log.1", "daemon.log.2"]
     assert sum(p.stat().st_size for p in tmp.glob("daemon.log*")) < 3 * 10_000 + 200
     assert "line 1999 " in (tmp / daemon.LOG_FILE).read_text()
+
+
+def test_a_removed_pid_file_is_written_again_at_the_next_sweep(d: Daemons) -> None:
+    d.lazy("daemon", "start")
+    h = d.holder()
+    assert h is not None
+    (d.lazy_home / daemon.PID_FILE).unlink()
+    assert d.status()["running"] is False  # no record: nothing says it runs
+    s = Session(d.projects, "/w/again")  # a new session: the watcher asks for a sweep
+    s.turn("a new session", "sweeps again")
+    again = poll_until(d.holder, timeout=TIMEOUT, what="the pid file to be written again")
+    assert again.pid == h.pid
+    st = poll_until(lambda: (x := d.status())["running"] and x["last_sweep"] and x,
+                    timeout=TIMEOUT, what="the status of the same run")  # fmt: skip
+    assert st["pid"] == h.pid and stored_messages(d.lazy_home, s.id) == 2
+    second = d.lazy("daemon", "start")
+    assert "already running" in second.stdout and [p.pid for p in d.running()] == [h.pid]
+    d.lazy("daemon", "stop")
+    assert gone(h.pid)

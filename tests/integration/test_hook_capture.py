@@ -6,6 +6,7 @@ log or, when the store is unusable, in $LAZY_HOME/hook-failures.log."""
 from __future__ import annotations
 
 import io
+import os
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from harness import LAZY, ro_connect, scalar
 
 from claude_session import Session
@@ -272,31 +274,57 @@ def test_help_says_where_the_fallback_log_is(lazy_home: Path, user_home: Path) -
 
 
 def test_a_hook_that_cannot_finish_exits_0_at_its_hard_bound(lazy_home: Path) -> None:
-    """stdin never closed (and nothing else to interrupt): the watchdog records why and ends
-    the process, with status 0, at the hard bound (shortened here)."""
-    program = (
-        "import sys; from pathlib import Path; from lazy.capture import hook_capture;"
-        f" hook_capture.run(sys.stdin.buffer, Path({str(lazy_home)!r}), budget=0.2, hard=1.0)"
+    """Stuck where nothing can be interrupted (here: a read that never returns): the watchdog
+    records why and ends the process, with status 0, at the hard bound (shortened here)."""
+    program = f"""
+import time
+from pathlib import Path
+from lazy.capture import hook_capture
+
+class Stuck:
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise OSError("not a file")
+
+    def read(self, n):
+        time.sleep(600)
+
+hook_capture.run(Stuck(), Path({str(lazy_home)!r}), budget=0.2, hard=1.0)
+"""
+    started = time.monotonic()
+    p = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, timeout=60, check=False
     )
-    p = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        started = time.monotonic()
-        p.wait(timeout=30)  # its stdin stays open: the read never ends on its own
-        took = time.monotonic() - started
-        assert p.stdout is not None
-        out = p.stdout.read()
-    finally:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-        for stream in (p.stdin, p.stdout):
-            if stream is not None:
-                stream.close()
-    assert p.returncode == 0 and out == b""
+    took = time.monotonic() - started
+    assert p.returncode == 0 and p.stdout == b"", p
     assert 1.0 <= took < BOUND
     [record] = fallback(lazy_home)
     assert record["code"] == "HOOK_TIMEOUT" and "did not finish within 1 s" in record["reason"]
+
+
+def test_stdin_left_open_after_the_json_is_not_waited_on() -> None:
+    """Some Claude Code releases keep a hook's stdin open: the JSON is taken once whole, and
+    a document that never completes is given up on after the wait."""
+    for sent, wait in ((b'{"transcript_path": "/p/x.jsonl", "hook_event_name": "Stop"}', 30.0),
+                       (b'{"transcript_path": "/p/x.jsonl",', 0.2)):  # fmt: skip
+        r, w = os.pipe()
+        try:
+            os.write(w, sent)  # and the write end stays open
+            with os.fdopen(r, "rb", buffering=0) as stream:
+                started = time.monotonic()
+                got = hook_capture.read_stdin(stream, wait=wait)
+                took = time.monotonic() - started
+        finally:
+            os.close(w)
+        assert got == sent
+        if wait > 1:
+            assert took < 5 and hook_capture.parse_input(got).event == "Stop"
+        else:
+            assert took >= wait
+            with pytest.raises(hook_capture.BadInput, match="not JSON"):
+                hook_capture.parse_input(got)
 
 
 def test_the_hook_path_does_not_load_pydantic(

@@ -222,9 +222,10 @@ def run(home: Path, *, ready_fd: int | None = None, foreground: bool = True) -> 
                 if holder is not None:
                     log.error("pid %d now holds %s: stopping", holder.pid, pid.path)
                     stopping.set()
-                else:
+                else:  # removed: ours again (its status keeps the new record's nonce)
                     with contextlib.suppress(Held, OSError, TimeoutError):
-                        pid.acquire()
+                        state.me = pid.acquire()
+                        state.write()
 
         capture = LiveCapture(
             home, per.store, index=per.index, on_failure=state.failed, on_sweep=swept

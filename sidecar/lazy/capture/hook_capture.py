@@ -14,7 +14,9 @@ when the store cannot be opened or written, in ``$LAZY_HOME/hook-failures.log`` 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
+import select
 import sqlite3
 import sys
 import threading
@@ -34,6 +36,7 @@ BUSY_MS = 2000  # a write waits this long for another process's, then the hook g
 BUDGET = 10.0  # seconds: the capture is interrupted (what it committed stays)
 HARD = BUDGET + 5.0  # seconds: the process exits, whatever it is doing
 MAX_INPUT = 1024 * 1024  # bytes of hook JSON read from stdin
+STDIN_WAIT = 2.0  # seconds the hook's JSON may take to arrive
 INDEX_MAX = 5000  # queued index changes a hook takes on; more is left to the daemon/CLI
 
 
@@ -157,10 +160,29 @@ class Watchdog:
                     os._exit(0)
 
 
-def read_stdin(stream: IO[bytes]) -> bytes:
+def read_stdin(stream: IO[bytes], wait: float = STDIN_WAIT) -> bytes:
+    """The hook's JSON: read until it is a whole JSON document, end of file, or ``wait``
+    seconds (some Claude Code releases leave a hook's stdin open after writing it)."""
     if stream.isatty():
         raise BadInput("stdin is a terminal: `lazy capture --hook` reads a Claude Code hook's JSON")
-    return stream.read(MAX_INPUT)
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return stream.read(MAX_INPUT)  # not a file (an in-process caller's buffer)
+    data = b""
+    deadline = time.monotonic() + wait
+    while len(data) <= MAX_INPUT:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+        with contextlib.suppress(orjson.JSONDecodeError):
+            orjson.loads(data)
+            break  # whole: no need to wait for the end of the file
+    return data
 
 
 def run(stdin: IO[bytes], home: Path, *, budget: float = BUDGET, hard: float = HARD) -> str:

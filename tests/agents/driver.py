@@ -1002,20 +1002,25 @@ def scenario_marker_quote(s: Session) -> None:
     s.expect = one_builder([str(t1.session_id)], [(p1, r1), (p2, r2)])
 
 
-def scenario_hooked(s: Session) -> None:
-    """lazy's hooks installed by `lazy hooks install` into the sandbox's CLAUDE_CONFIG_DIR,
-    LAZY_HOME in the CLI's environment, and no sidecar and no daemon: a one-turn session, a
-    resumed one, tool use, a subagent and a /compact, each captured by the hooks alone, into
-    ``<workdir>/lazy-home``."""
+def install_lazy_hooks(s: Session) -> None:
+    """`lazy hooks install` into the sandbox's CLAUDE_CONFIG_DIR, with LAZY_HOME
+    (``<workdir>/lazy-home``) in the CLI's environment, where the hooks will find it; the
+    sandbox's ``claude`` is first on PATH, so lazy asks it its version."""
+    bin_dir = s.sb.root / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "claude"
+    shim.write_text("#!/bin/sh\nexec " + " ".join(f"'{a}'" for a in s.sb.claude) + ' "$@"\n')
+    shim.chmod(0o755)
     lazy_home = s.sb.root / "lazy-home"
     s.sb.extra_env["LAZY_HOME"] = str(lazy_home)
+    s.sb.extra_env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
     installed = subprocess.run(
         [*lazy_argv(), "hooks", "install"],
         env=s.sb.env(),
         cwd=s.sb.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         stdin=subprocess.DEVNULL,
     )
     if installed.returncode != 0:
@@ -1023,6 +1028,13 @@ def scenario_hooked(s: Session) -> None:
     s.observed["lazy_home"] = str(lazy_home)
     s.observed["hooks_install"] = installed.stdout
     s.observed["settings"] = json.loads((s.sb.config / "settings.json").read_text())
+
+
+def scenario_hooked(s: Session) -> None:
+    """lazy's hooks installed (:func:`install_lazy_hooks`) and no sidecar and no daemon: a
+    one-turn session, a resumed one, tool use, a subagent and a /compact, each captured by
+    the hooks alone."""
+    install_lazy_hooks(s)
     for play in (
         scenario_single_turn,
         scenario_resume,

@@ -42,21 +42,30 @@ def _sessions(home: Path) -> dict[str, tuple[Any, ...]]:
         }
 
 
-@pytest.mark.scenario("hooked")
+@pytest.mark.parametrize(
+    "scenario",
+    [pytest.param(n, id=n, marks=pytest.mark.scenario(n)) for n in ("hooked", "v1_0_hooked")],
+    indirect=True,
+)
 def test_hooks_alone_capture_what_an_import_would(scenario: ScenarioRun, lazy: Lazy) -> None:
     hooked = Path(scenario.script["observed"]["lazy_home"])
     settings = scenario.script["observed"]["settings"]
-    for event in EVENTS:
+    # 1.0.65 ignores a whole settings file that names SessionEnd: lazy leaves that hook out
+    events = EVENTS[:3] if scenario.name.startswith("v1_0") else EVENTS
+    assert sorted(settings["hooks"]) == sorted(events)
+    for event in events:
         commands = [h["command"] for g in settings["hooks"][event] for h in g["hooks"]]
         assert any(c.endswith(" capture --hook") for c in commands), (event, commands)
     assert settings["permissions"]["allow"], "the sandbox's own settings were kept"
+    if events != EVENTS:
+        assert "does not know SessionEnd" in scenario.script["observed"]["hooks_install"]
 
     report = lazy.json("import-conversation", "--all", "--all-projects", "--json")
     assert report["imported"], report
     fresh = lazy.lazy_home
 
     by_hooks, by_import = _messages(hooked), _messages(fresh)
-    assert by_import and len(by_import) >= 6  # the five scenarios' sessions and a subagent
+    assert by_import and len(by_import) >= (6 if scenario.name == "hooked" else 1)
     assert {s: len(k) for s, k in by_hooks.items()} == {s: len(k) for s, k in by_import.items()}
     assert by_hooks == by_import
     assert _sessions(hooked) == _sessions(fresh)

@@ -49,8 +49,18 @@ class Claude:
         self.home = base / "home"
         self.lazy_home = base / "lazy"
 
-    def lazy(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    def lazy(
+        self, *args: str, ok: bool = True, claude: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """``claude``: the version a `claude` first on PATH says it is."""
         env = env_for(self.lazy_home, self.home, CLAUDE_CONFIG_DIR=str(self.config), NO_COLOR="1")
+        if claude is not None:
+            bin_dir = self.config.parent / "bin"
+            bin_dir.mkdir(exist_ok=True)
+            fake = bin_dir / "claude"
+            fake.write_text(f"#!/bin/sh\necho '{claude} (Claude Code)'\n")
+            fake.chmod(0o755)
+            env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
         p = subprocess.run(
             [LAZY, "hooks", *args],
             env=env,
@@ -244,3 +254,25 @@ def test_json_reports_the_change(claude: Claude) -> None:
     assert again["changed"] is False and again["kept"] == EVENTS
     gone = json.loads(claude.lazy("uninstall", "--json").stdout)
     assert sorted(gone["removed"]) == sorted(EVENTS) and claude.read() == USER_SETTINGS
+
+
+def test_an_older_claude_code_gets_only_the_events_it_knows(claude: Claude) -> None:
+    """1.0.x ignores a whole settings file that names SessionEnd (schema check): lazy leaves
+    that hook out, and takes an earlier install's out; 2.x gets all four; older than 1.0.65
+    is refused, the file untouched."""
+    claude.write(USER_SETTINGS)
+    claude.lazy("install", claude="2.1.332")
+    assert all(ours(claude.read(), e) for e in EVENTS)
+    p = claude.lazy("install", claude="1.0.65")
+    assert "does not know SessionEnd" in p.stdout and "Removed" in p.stdout
+    after = claude.read()
+    assert [e for e in EVENTS if ours(after, e)] == ["SessionStart", "Stop", "PreCompact"]
+    assert "SessionEnd" not in after["hooks"] and without_ours(after) == USER_SETTINGS
+    again = json.loads(claude.lazy("install", "--json", claude="1.0.99").stdout)
+    assert again["changed"] is False
+    text = claude.settings.read_bytes()
+    p = claude.lazy("install", claude="1.0.30", ok=False)
+    assert p.returncode == 1 and "CLAUDE_TOO_OLD" in p.stderr and "1.0.30" in p.stderr
+    assert claude.settings.read_bytes() == text
+    claude.lazy("install", claude="2.0.42")
+    assert all(ours(claude.read(), e) for e in EVENTS)

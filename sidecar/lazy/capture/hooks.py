@@ -15,8 +15,10 @@ import contextlib
 import copy
 import json
 import os
+import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -26,6 +28,13 @@ from typing import Any
 from lazy.doctor.report import Check
 
 EVENTS = ("SessionStart", "Stop", "PreCompact", "SessionEnd")
+# Claude Code checks its settings file against a schema and ignores the whole file when it
+# fails. 1.0.65, the oldest release lazy's hooks were run against, knows SessionStart, Stop
+# and PreCompact but not SessionEnd (so a file naming it loses the user's every setting);
+# 2.0.42 knows all four. The release in between that added SessionEnd is not pinned down:
+# before 2.0 it is left out.
+OLDEST_CLAUDE = (1, 0, 65)
+SESSION_END_FROM = (2, 0, 0)
 # seconds Claude Code lets the hook run before killing it; the hook bounds itself well
 # within this (lazy.capture.hook_capture.HARD)
 TIMEOUT = 30
@@ -62,6 +71,52 @@ def this_lazy() -> Path:
     if found:
         return Path(os.path.abspath(found))
     raise SettingsError(settings_path(), "cannot tell where the `lazy` command is", "NO_LAZY")
+
+
+@dataclass
+class Claude:
+    """The Claude Code on PATH: where, and its version."""
+
+    path: str
+    version: str
+    parts: tuple[int, ...]
+
+
+def installed_claude() -> Claude | None:
+    """The ``claude`` on PATH and its version (None: none there, or it did not say)."""
+    exe = shutil.which("claude")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run(
+            [exe, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", out)
+    if m is None:
+        return None
+    return Claude(exe, m.group(0), tuple(int(g) for g in m.groups()))
+
+
+def events_for(claude: Claude | None) -> tuple[str, ...]:
+    """The events to hook for this Claude Code (unknown: a current one)."""
+    if claude is not None and claude.parts < OLDEST_CLAUDE:
+        raise SettingsError(
+            settings_path(),
+            f"Claude Code {claude.version} ({claude.path}) is older than"
+            f" {'.'.join(map(str, OLDEST_CLAUDE))}, the oldest release lazy's hooks are known"
+            " to work with: upgrade it, or capture with `lazy daemon start` instead",
+            "CLAUDE_TOO_OLD",
+        )
+    if claude is not None and claude.parts < SESSION_END_FROM:
+        return tuple(e for e in EVENTS if e != "SessionEnd")
+    return EVENTS
 
 
 def command_for(lazy: Path) -> str:
@@ -208,7 +263,9 @@ def _our_commands(hooks: dict[str, Any], event: str) -> list[dict[str, Any]]:
     return out
 
 
-def plan_install(path: Path, lazy: Path) -> Change:
+def plan_install(path: Path, lazy: Path, events: tuple[str, ...] = EVENTS) -> Change:
+    """Our hook for each of ``events``; an event of ours left out (one an older Claude Code
+    does not know) loses its hook."""
     settings, before = load(path)
     new = copy.deepcopy(settings)
     had_hooks = "hooks" in new
@@ -216,6 +273,10 @@ def plan_install(path: Path, lazy: Path) -> Change:
     wanted = {"type": "command", "command": command_for(lazy), "timeout": TIMEOUT}
     change = Change(path, before, "")
     for event in EVENTS:
+        if event not in events:
+            if _strip(hooks, event):
+                change.removed.append(event)
+            continue
         mine = _our_commands(hooks, event)
         if len(mine) == 1 and mine[0] == wanted:
             change.kept.append(event)

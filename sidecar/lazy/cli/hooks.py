@@ -73,11 +73,16 @@ def install(dry_run: bool, as_json: bool) -> None:
     `<this lazy> capture --hook` (timeout 30 s). Installing again changes nothing; an
     earlier lazy's hook (another path) is replaced. The file is written atomically; one that
     is not valid JSON is refused and left untouched.
+
+    The `claude` on PATH is asked its version: a Claude Code before 2.0 gets no SessionEnd
+    hook (it would ignore the whole settings file), one before 1.0.65 none at all.
     """
     path = cc.settings_path()
+    claude = cc.installed_claude()
     try:
         lazy = cc.this_lazy()
-        change = cc.plan_install(path, lazy)
+        events = cc.events_for(claude)
+        change = cc.plan_install(path, lazy, events)
         if dry_run and not as_json:
             _show_dry_run(change)
             return
@@ -90,11 +95,23 @@ def install(dry_run: bool, as_json: bool) -> None:
     if as_json:
         _as_json(change, dry_run, cc.command_for(lazy))
         return
+    if claude is not None and events != cc.EVENTS:
+        out.print(
+            Text(
+                f"Claude Code {claude.version} ({claude.path}) does not know SessionEnd and"
+                " would ignore a settings file naming it: its hook is left out (each turn's"
+                " Stop captures the session; `lazy daemon start` catches the rest).",
+                style="yellow",
+            )
+        )
     if not change.changed:
-        out.print(f"Already installed in {path}: {', '.join(cc.EVENTS)}.")
+        out.print(f"Already installed in {path}: {', '.join(events)}.")
         return
     done = change.added + change.replaced
-    out.print(f"Installed lazy's capture hook for {', '.join(done)} in {path}.")
+    if done:
+        out.print(f"Installed lazy's capture hook for {', '.join(done)} in {path}.")
+    if change.removed:
+        out.print(f"Removed lazy's capture hook from {', '.join(change.removed)} in {path}.")
     if change.kept:
         out.print(f"Already there: {', '.join(change.kept)}.")
     out.print(Text(f"command: {cc.command_for(lazy)}", style="dim"))

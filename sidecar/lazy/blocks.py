@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from lazy.model import Role
+from lazy.records import Role
 
 # Tool output and tool inputs are cut to this many characters in derived rows; the whole
 # of them stays in the raw archive.

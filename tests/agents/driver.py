@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_anthropic import Block, FakeAnthropic, Rule, text, thinking, tool_use
-from scenario_env import init_git_project, sandbox_env
+from scenario_env import init_git_project, lazy_argv, sandbox_env
 
 AGENTS_DIR = Path(__file__).resolve().parent
 NODE_MODULES = AGENTS_DIR / "node_modules"
@@ -137,6 +137,8 @@ class Sandbox:
     settings_auto_updates: bool = True
     # the CLI's version when known without running it (`cli.js --version` costs ~1.4 s of CPU)
     known_version: str = ""
+    # more of the CLI's environment (LAZY_HOME, for the hooks it runs)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def home(self) -> Path:
@@ -224,6 +226,7 @@ class Sandbox:
         )
         if self.base_url:
             env["ANTHROPIC_BASE_URL"] = self.base_url
+        env.update(self.extra_env)
         return env
 
     def transcripts(self) -> list[Path]:
@@ -999,6 +1002,50 @@ def scenario_marker_quote(s: Session) -> None:
     s.expect = one_builder([str(t1.session_id)], [(p1, r1), (p2, r2)])
 
 
+def install_lazy_hooks(s: Session) -> None:
+    """`lazy hooks install` into the sandbox's CLAUDE_CONFIG_DIR, with LAZY_HOME
+    (``<workdir>/lazy-home``) in the CLI's environment, where the hooks will find it; the
+    sandbox's ``claude`` is first on PATH, so lazy asks it its version."""
+    bin_dir = s.sb.root / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "claude"
+    shim.write_text("#!/bin/sh\nexec " + " ".join(f"'{a}'" for a in s.sb.claude) + ' "$@"\n')
+    shim.chmod(0o755)
+    lazy_home = s.sb.root / "lazy-home"
+    s.sb.extra_env["LAZY_HOME"] = str(lazy_home)
+    s.sb.extra_env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    installed = subprocess.run(
+        [*lazy_argv(), "hooks", "install"],
+        env=s.sb.env(),
+        cwd=s.sb.project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    if installed.returncode != 0:
+        raise ScenarioError(f"lazy hooks install failed: {installed.stdout}{installed.stderr}")
+    s.observed["lazy_home"] = str(lazy_home)
+    s.observed["hooks_install"] = installed.stdout
+    s.observed["settings"] = json.loads((s.sb.config / "settings.json").read_text())
+
+
+def scenario_hooked(s: Session) -> None:
+    """lazy's hooks installed (:func:`install_lazy_hooks`) and no sidecar and no daemon: a
+    one-turn session, a resumed one, tool use, a subagent and a /compact, each captured by
+    the hooks alone."""
+    install_lazy_hooks(s)
+    for play in (
+        scenario_single_turn,
+        scenario_resume,
+        scenario_tools,
+        scenario_subagent,
+        scenario_compact_print,
+    ):
+        play(s)
+    s.expect = {}  # checked against a fresh import of the same files, not a script
+
+
 SCENARIOS: dict[str, Callable[[Session], None]] = {
     "single_turn": scenario_single_turn,
     "resume": scenario_resume,
@@ -1010,4 +1057,5 @@ SCENARIOS: dict[str, Callable[[Session], None]] = {
     "subagent": scenario_subagent,
     "oneshot": scenario_oneshot,
     "marker_quote": scenario_marker_quote,
+    "hooked": scenario_hooked,
 }

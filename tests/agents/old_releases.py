@@ -27,6 +27,7 @@ from driver import (
     Tmux,
     Turn,
     _reply_summary,
+    install_lazy_hooks,
     msg,
     one_builder,
     poll,
@@ -448,6 +449,13 @@ def scenario_fork(s: Session) -> None:
     }
 
 
+def scenario_hooked(s: Session) -> None:
+    """`lazy hooks install` for this release (1.0.65 gets no SessionEnd hook: it would ignore
+    the whole settings file), then ``-p``, resume, continue, captured by the hooks alone."""
+    install_lazy_hooks(s)
+    scenario_resume_continue(s)
+
+
 @dataclass(frozen=True)
 class OldScenario:
     alias: str  # the npm alias in package.json
@@ -460,6 +468,7 @@ OLD_SCENARIOS: dict[str, OldScenario] = {
     "v1_0_resume_tui": OldScenario(V1_0, scenario_resume_tui, interactive=True),
     "v1_0_tools": OldScenario(V1_0, scenario_tools_old),
     "v1_0_subagent": OldScenario(V1_0, scenario_subagents),
+    "v1_0_hooked": OldScenario(V1_0, scenario_hooked),
     "v2_0_resume": OldScenario(V2_0, scenario_resume_continue),
     "v2_0_tools": OldScenario(V2_0, scenario_tools_old),
     "v2_0_subagent": OldScenario(V2_0, scenario_subagents),

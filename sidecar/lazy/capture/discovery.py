@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from lazy.capture.pipeline import open_source
 from lazy.capture.projects import is_under, project_of
-from lazy.model import Quarantined
+from lazy.records import Quarantined
 from lazy.sources import COMPRESSED, file_identity, make_reader
 from lazy.sources.jsonl import split_lines
 from lazy.sources.opencode import iso_ms, list_sessions

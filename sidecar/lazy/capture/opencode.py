@@ -15,7 +15,7 @@ from pathlib import Path
 from lazy.builders import refresh
 from lazy.capture.discovery import opencode_key
 from lazy.capture.pipeline import CaptureResult, _apply
-from lazy.model import ReadBatch
+from lazy.records import ReadBatch
 from lazy.sources.opencode import Record, SessionRef, load_session, read
 from lazy.store import Store, now_iso
 from lazy.store.archive import compress_raw, decompress

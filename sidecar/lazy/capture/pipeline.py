@@ -19,7 +19,7 @@ import orjson
 from lazy.blocks import role_of, spoken
 from lazy.builders import refresh, refresh_in
 from lazy.capture.projects import project_of
-from lazy.model import MessagePart, Quarantined, ReadBatch, SessionFacts
+from lazy.records import MessagePart, Quarantined, ReadBatch, SessionFacts
 from lazy.sources import COMPRESSED, LineReader, file_identity, make_reader, tool_of
 from lazy.sources.jsonl import read_complete, split_lines
 from lazy.store import Store, StoreError, now_iso

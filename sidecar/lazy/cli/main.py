@@ -26,6 +26,9 @@ COMMANDS = {
     "init": "lazy.cli.init:init",
     "alias": "lazy.cli.alias:alias",
     "doctor": "lazy.cli.doctor:doctor",
+    "capture": "lazy.cli.capture:capture",
+    "hooks": "lazy.cli.hooks:hooks_group",
+    "daemon": "lazy.cli.daemon:daemon_group",
 }
 
 

@@ -18,15 +18,17 @@ import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import tantivy
 
 from lazy.index.documents import prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
-from lazy.model import IndexStatus
 from lazy.store import Store
+
+if TYPE_CHECKING:
+    from lazy.model import IndexStatus
 
 WRITER_HEAP = 128 * 1024 * 1024
 WRITER_THREADS = 2  # tokenizing beside the Python thread that builds the documents
@@ -75,6 +77,13 @@ def _filled(path: Path) -> bool:
     """The index was filled from the whole store once (a fresh one is not, until then)."""
     stamp = _read_stamp(path)
     return bool(stamp and stamp.get("filled"))
+
+
+def ready(home: Path) -> bool:
+    """The index under ``home`` is of this schema and filled: catching it up costs only
+    what is queued (a hook indexes then, and leaves a fill or a rebuild to others)."""
+    path = home / "index"
+    return _stamp_ok(path) is None and _filled(path)
 
 
 def _stamp(path: Path, *, filled: bool) -> None:
@@ -245,6 +254,8 @@ class SearchIndex:
     # -- reading ---------------------------------------------------------------------------
 
     def status(self, store: Store) -> IndexStatus:
+        from lazy.model import IndexStatus  # pydantic: not on a hook's path
+
         self.index.reload()
         return IndexStatus(
             path=str(self.path),

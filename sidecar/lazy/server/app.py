@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,13 +19,14 @@ from lsprotocol import types as lsp
 from pydantic import BaseModel
 from pygls.lsp.server import LanguageServer
 
+from lazy.capture.live import PerThread
 from lazy.index.indexer import SearchIndex
 from lazy.server.rpc import BY_NAME, converter
 from lazy.store import Store
 from lazy.store.db import lazy_home
 
 if TYPE_CHECKING:
-    from lazy.server.capture import LiveCapture
+    from lazy.server.capture import SidecarCapture
 
 log = logging.getLogger("lazy.server")
 VERSION = "0.1.0"
@@ -39,28 +39,19 @@ class Sidecar(LanguageServer):
         self.home = home
         self.extra_roots: dict[str, list[Path]] = {}
         self.live_capture = True
-        self.capture: LiveCapture | None = None
+        self.capture: SidecarCapture | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
-        self._local = threading.local()
+        # one connection per thread for as long as the sidecar runs: a smaller page cache
+        # each than a one-off CLI import's (the OS caches the file anyway)
+        self._per_thread = PerThread(home, STORE_CACHE_MIB)
 
     def store(self) -> Store:
         """This thread's connection to the store."""
-        store: Store | None = getattr(self._local, "store", None)
-        if store is None:
-            # one connection per thread for as long as the sidecar runs: a smaller page
-            # cache each than a one-off CLI import's (the OS caches the file anyway)
-            store = self._local.store = Store.open(self.home, cache_mib=STORE_CACHE_MIB)
-        return store
+        return self._per_thread.store()
 
     def index(self) -> SearchIndex:
         """This thread's handle on the index, caught up with the store."""
-        ix: SearchIndex | None = getattr(self._local, "index", None)
-        if ix is None:
-            ix = self._local.index = SearchIndex.open(self.home)
-            if ix.rebuilt:
-                log.warning("rebuilding the search index from the store: %s", ix.rebuilt)
-        ix.catch_up(self.store())
-        return ix
+        return self._per_thread.index()
 
     def index_caught_up(self) -> None:
         """Index what was just captured; another process holding the writer does it."""
@@ -121,7 +112,7 @@ def create_server(home: Path | None = None) -> Sidecar:
     @ls.feature(lsp.INITIALIZED)
     def initialized(ls: Sidecar, _: lsp.InitializedParams) -> None:
         if ls.live_capture:
-            ls.capture = capture.LiveCapture(ls)
+            ls.capture = capture.SidecarCapture(ls)
             ls.capture.start()
         ls.window_log_message(
             lsp.LogMessageParams(lsp.MessageType.Info, f"lazy sidecar {VERSION}: store {ls.home}")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
-from lazy.model import ReadBatch, SessionFacts
+from lazy.records import ReadBatch, SessionFacts
 from lazy.sources.jsonl import Line
 
 TOOLS = ("claude", "codex", "opencode")

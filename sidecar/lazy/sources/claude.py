@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lazy.blocks import clip, result_block
-from lazy.model import (
+from lazy.records import (
     ONESHOT_MARKER,
     Entry,
     MessagePart,

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from lazy.blocks import clip, result_block
-from lazy.model import MessagePart, Quarantined, ReadBatch, Role, SessionFacts
+from lazy.records import MessagePart, Quarantined, ReadBatch, Role, SessionFacts
 from lazy.sources import facts_for
 from lazy.sources.jsonl import Line, decode
 

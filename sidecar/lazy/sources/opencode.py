@@ -22,7 +22,7 @@ from urllib.parse import quote
 import orjson
 
 from lazy.blocks import clip, result_block
-from lazy.model import ONESHOT_MARKER, MessagePart, Quarantined, ReadBatch, SessionFacts
+from lazy.records import ONESHOT_MARKER, MessagePart, Quarantined, ReadBatch, SessionFacts
 
 RAW_KEPT = 64 * 1024  # bytes of a bad file kept with its quarantine report
 # OpenCode holds the database open while it runs; a reader waits this long for a lock and

@@ -90,17 +90,21 @@ class Store:
         self._savepoints = 0
 
     @classmethod
-    def open(cls, home: Path | None = None, *, cache_mib: int = 64) -> Store:
+    def open(
+        cls, home: Path | None = None, *, cache_mib: int = 64, busy_ms: int = BUSY_TIMEOUT_MS
+    ) -> Store:
+        """``busy_ms``: how long a write waits for another process's; a hook, which must
+        never hold its agent up, waits less than the default."""
         home = home or lazy_home()
         try:
             home.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(
                 home / "store.db",
                 isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=busy_ms / 1000,
                 check_same_thread=False,
             )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             # The store is the only lasting copy once Claude Code sweeps its files.
             conn.execute("PRAGMA synchronous = FULL")
@@ -227,8 +231,9 @@ class Store:
         session_id: str | None = None,
         code: str | None = None,
         detail: str | None = None,
-    ) -> None:
-        """Record a capture failure or refusal; never raises (the log must not add failures)."""
+    ) -> bool:
+        """Record a capture failure or refusal; never raises (the log must not add failures).
+        False when it could not be recorded (said on stderr)."""
         try:
             with self.write() as c:
                 c.execute(
@@ -238,6 +243,8 @@ class Store:
                 )
         except StoreError as e:
             print(f"lazy: could not record in the capture log: {e}", file=sys.stderr)
+            return False
+        return True
 
 
 class Bulk:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lazy.capture import daemon, hooks
 from lazy.doctor import capture, housekeeping, scaffolding, store, system
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
@@ -18,13 +19,13 @@ from lazy.store import StoreError
 
 CheckFn = Callable[[Context], Check]
 
-# The checks of live capture outside VS Code go right after capture's, one line each:
-#     ("Claude Code hooks installed", lambda ctx: hooks.check()),
-#     ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),
 CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (store.STORE, store.store_check),
     (store.INDEX, store.index_check),
     (capture.TITLE, capture.capture_check),
+    # capture without VS Code: the hooks, the daemon
+    ("Claude Code hooks installed", lambda ctx: hooks.check()),
+    ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),
     (housekeeping.TITLE, housekeeping.housekeeping_check),
     (scaffolding.TITLE, scaffolding.scaffolding_check),
     (system.DOCKER, system.docker_check),

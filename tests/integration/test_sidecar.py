@@ -7,32 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from lsp_support import TIMEOUT, call, plain, start_sidecar
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from agent_sessions import Rollout
 from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NAME_TAKEN, NOT_FOUND
 from search_support import env_for, run_lazy
-
-TIMEOUT = 30  # seconds for anything the sidecar is waited on for
-
-
-def plain(value: Any) -> Any:
-    """A result as JSON-like data (pygls hands custom results over as namedtuples)."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 class World:
@@ -74,20 +63,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 
 async def start(world: World, **options: Any) -> LanguageClient:
-    config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "lazy.cli.main", "sidecar"],
-        server_env=env_for(world.lazy_home, world.user_home),
-    )
-    client = await config.start()
-    assert isinstance(client, LanguageClient)
-    await client.initialize_session(
-        lsp.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            initialization_options=options,
-            workspace_folders=[lsp.WorkspaceFolder(uri=world.repo.as_uri(), name="repo")],
-        )
-    )
-    return client
+    return await start_sidecar(env_for(world.lazy_home, world.user_home), world.repo, **options)
 
 
 @pytest_asyncio.fixture
@@ -95,11 +71,6 @@ async def client(world: World) -> AsyncIterator[LanguageClient]:
     c = await start(world, live_capture=False)
     yield c
     await c.shutdown_session()
-
-
-async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
-    result = await asyncio.wait_for(client.protocol.send_request_async(method, params), TIMEOUT)
-    return plain(result)
 
 
 # ---- builders/list and builders/get -----------------------------------------------------------

@@ -5,7 +5,6 @@ check, with it on the sidecar's own sweep captures it and the check turns green.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,8 +12,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from lsp_support import call as lsp_call
+from lsp_support import start_sidecar
+from pytest_lsp import LanguageClient
 
 from claude_session import Session
 from doctor_support import age
@@ -23,15 +23,6 @@ from lazy.model import DoctorReport
 from search_support import env_for, run_lazy
 
 TIMEOUT = 60  # seconds for anything the sidecar is waited on for
-
-
-def plain(value: Any) -> Any:
-    """A result as JSON-like data (pygls hands custom results over as namedtuples)."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 class World:
@@ -59,19 +50,7 @@ def world(tmp_path: Path) -> World:
 
 
 async def start(world: World, live_capture: bool) -> LanguageClient:
-    config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "lazy.cli.main", "sidecar"], server_env=world.env
-    )
-    client = await config.start()
-    assert isinstance(client, LanguageClient)
-    await client.initialize_session(
-        lsp.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            initialization_options={"live_capture": live_capture},
-            workspace_folders=[lsp.WorkspaceFolder(uri=world.repo.as_uri(), name="repo")],
-        )
-    )
-    return client
+    return await start_sidecar(world.env, world.repo, live_capture=live_capture)
 
 
 @pytest_asyncio.fixture
@@ -89,8 +68,7 @@ async def live(world: World) -> AsyncIterator[LanguageClient]:
 
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
-    result = await asyncio.wait_for(client.protocol.send_request_async(method, params), TIMEOUT)
-    return plain(result)
+    return await lsp_call(client, method, params, TIMEOUT)
 
 
 @pytest.mark.asyncio

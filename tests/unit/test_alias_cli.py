@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from claude_session import Session
+from cli_support import lazy
 from lazy.aliases import AmbiguousAlias, bind_builder, resolve_alias, resume_target
 from lazy.capture.discovery import discover
 from lazy.capture.importer import run_import
@@ -20,36 +19,13 @@ from lazy.registry import SessionRegistry
 from lazy.store import Store
 from lazy.store.queries import NotFound
 
-LAZY = [sys.executable, "-m", "lazy.cli.main"]
 A = "abcd1111-0000-4000-8000-000000000001"
 B = "abcd2222-0000-4000-8000-000000000002"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    r = tmp_path / "work" / "myrepo"
-    r.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
-
-
-@pytest.fixture
-def projects() -> Path:
-    return Path(os.environ["HOME"]) / ".claude" / "projects"
-
-
-@pytest.fixture
 def registry_file() -> Path:
     return Path(os.environ["HOME"]) / ".lazybridge" / "sessions.json"
-
-
-def lazy(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run(
-        [*LAZY, *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
-    if check and p.returncode != 0:
-        raise AssertionError(f"lazy {' '.join(args)} failed:\n{p.stdout}\n{p.stderr}")
-    return p
 
 
 def fails(*args: str, cwd: Path) -> str:

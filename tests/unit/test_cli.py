@@ -6,38 +6,12 @@ import json
 import os
 import pty
 import select
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from claude_session import Session
+from cli_support import LAZY, lazy
 from lazy.model import ONESHOT_MARKER
-
-LAZY = [sys.executable, "-m", "lazy.cli.main"]
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    r = tmp_path / "work" / "myrepo"
-    r.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
-
-
-@pytest.fixture
-def projects() -> Path:
-    return Path(os.environ["HOME"]) / ".claude" / "projects"
-
-
-def lazy(*args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run(
-        [*LAZY, *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
-    if check and p.returncode != 0:
-        raise AssertionError(f"lazy {' '.join(args)} failed:\n{p.stdout}\n{p.stderr}")
-    return p
 
 
 def builders(cwd: Path, *extra: str) -> list[dict[str, object]]:

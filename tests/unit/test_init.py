@@ -5,32 +5,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 from claude_session import Session
+from cli_support import LAZY, lazy
 from lazy.capture.discovery import encode_dir
 from pty_support import in_pty
 
-LAZY = [sys.executable, "-m", "lazy.cli.main"]
 HEAD = "This repo already has Claude Code history from before lazy."
 ASK_SESSIONS = "as builder memory? [Y/n]"
 ASK_MEMORY = "into lazy shared memory? [Y/n]"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    r = tmp_path / "work" / "myrepo"
-    r.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(r)], check=True)
-    return r
-
-
-@pytest.fixture
-def projects() -> Path:
-    return Path(os.environ["HOME"]) / ".claude" / "projects"
 
 
 def memory_dir(projects: Path, repo: Path) -> Path:
@@ -39,10 +23,8 @@ def memory_dir(projects: Path, repo: Path) -> Path:
     return d
 
 
-def lazy(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*LAZY, *args], cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
+def lazy_in(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return lazy(*args, cwd=repo, check=False)
 
 
 def init(repo: Path, *answers: tuple[str, str]) -> str:
@@ -52,7 +34,7 @@ def init(repo: Path, *answers: tuple[str, str]) -> str:
 
 
 def stored(repo: Path) -> list[str]:
-    out = json.loads(lazy(repo, "conversations", "--json").stdout)
+    out = json.loads(lazy_in(repo, "conversations", "--json").stdout)
     return [b["summary"] for b in out["builders"]]
 
 
@@ -73,10 +55,10 @@ def test_both_halves_offered_once_then_never_again(repo: Path, projects: Path) -
     assert "  Import 3 memory record(s) into lazy shared memory? [Y/n]" in out
     assert "imported 3 memory record(s)." in out
     assert sorted(stored(repo)) == ["first question about retention", "second question"]
-    found = lazy(repo, "search", "in:memories", "zanzibarite", "--json")
+    found = lazy_in(repo, "search", "in:memories", "zanzibarite", "--json")
     hits = [h for g in json.loads(found.stdout)["groups"] for h in g["hits"]]
     assert [h["memory_path"].rsplit("/", 1)[1] for h in hits] == ["prefs"], found.stdout
-    got = lazy(repo, "get", hits[0]["memory_path"])
+    got = lazy_in(repo, "get", hits[0]["memory_path"])
     assert "zanzibarite fixtures" in got.stdout
     # re-running init offers nothing: the store holds all of it
     again = init(repo)
@@ -103,7 +85,7 @@ def test_non_interactive_asks_nothing_and_writes_nothing(repo: Path, projects: P
     assert "Found 1 existing Claude Code session(s)" in run.output
     assert "lazy import-conversation" in run.output and "lazy doctor --import-memory" in run.output
     assert stored(repo) == []
-    piped = lazy(repo, "init")  # not a terminal: the same
+    piped = lazy_in(repo, "init")  # not a terminal: the same
     assert piped.returncode == 0 and "[Y/n]" not in piped.stdout and stored(repo) == []
 
 
@@ -125,16 +107,16 @@ def test_doctor_import_memory_lists_asks_and_never_reoffers(repo: Path, projects
     mem = memory_dir(projects, repo)
     (mem / "prefs.md").write_text("Prefer pytest fixtures over setUp.\n")
     (mem / "MEMORY.md").write_text("- [prefs](prefs.md)\n")
-    piped = lazy(repo, "doctor", "--import-memory")  # not a terminal: lists, writes nothing
+    piped = lazy_in(repo, "doctor", "--import-memory")  # not a terminal: lists, writes nothing
     assert piped.returncode == 0 and "prefs" in piped.stdout
     assert "Not a terminal: nothing imported. Re-run with --yes" in piped.stdout
     declined = in_pty([*LAZY, "doctor", "--import-memory"], dict(os.environ), repo,
                       [("into lazy shared memory? [y/N]", "")])  # fmt: skip
     assert "Nothing imported." in declined.output
-    dry = json.loads(lazy(repo, "doctor", "--import-memory", "--dry-run", "--json").stdout)
+    dry = json.loads(lazy_in(repo, "doctor", "--import-memory", "--dry-run", "--json").stdout)
     assert sorted(r["name"] for r in dry["records"]) == ["MEMORY", "prefs"]
     assert dry["imported"] is None
-    done = json.loads(lazy(repo, "doctor", "--import-memory", "--yes", "--json").stdout)
+    done = json.loads(lazy_in(repo, "doctor", "--import-memory", "--yes", "--json").stdout)
     assert done["imported"] == {"new": 2, "changed": 0}
-    again = lazy(repo, "doctor", "--import-memory", "--yes")
+    again = lazy_in(repo, "doctor", "--import-memory", "--yes")
     assert "No Claude Code memory records" in again.stdout

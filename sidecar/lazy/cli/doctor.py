@@ -214,6 +214,20 @@ def _print_applied(applied: scaffolding.Applied, clean: set[str], delete: set[st
 # ---- --purge-housekeeping-conversations -----------------------------------------------------
 
 
+def _approved(question: str, yes: bool, as_json: bool, *, nothing: str, rerun: str) -> bool:
+    """--yes, or a terminal's answer (default no); a non-terminal is told to re-run."""
+    if yes:
+        return True
+    if is_tty():
+        ok = click.confirm(question, default=False, err=as_json)
+        if not ok and not as_json:
+            out.print(f"Nothing {nothing}.")
+        return ok
+    if not as_json:
+        out.print(f"Not a terminal: nothing {nothing}. Re-run with --yes to {rerun}.")
+    return False
+
+
 def _purge(dry_run: bool, yes: bool, as_json: bool) -> None:
     with open_store() as store:
         found = housekeeping.survey(store)
@@ -221,15 +235,8 @@ def _purge(dry_run: bool, yes: bool, as_json: bool) -> None:
         if not as_json:
             _print_housekeeping(found)
         if found and not dry_run:
-            ok = yes
-            if not yes and is_tty():
-                question = f"Delete {len(found)} housekeeping conversation(s)?"
-                ok = click.confirm(question, default=False, err=as_json)
-                if not ok and not as_json:
-                    out.print("Nothing deleted.")
-            elif not yes and not as_json:
-                out.print("Not a terminal: nothing deleted. Re-run with --yes to delete them.")
-            if ok:
+            question = f"Delete {len(found)} housekeeping conversation(s)?"
+            if _approved(question, yes, as_json, nothing="deleted", rerun="delete them"):
                 deleted = housekeeping.purge(store, {h.builder_id for h in found})
                 searchable(store)
                 if not as_json:
@@ -260,15 +267,8 @@ def _import_memory(dry_run: bool, yes: bool, as_json: bool) -> None:
             for u in found.problems:
                 out.print(Text(f"  unreadable: {u.path}: {u.reason}", style="yellow"))
         if found.new and not dry_run:
-            ok = yes
-            if not yes and is_tty():
-                question = f"Import {len(found.new)} memory record(s) into lazy shared memory?"
-                ok = click.confirm(question, default=False, err=as_json)
-                if not ok and not as_json:
-                    out.print("Nothing imported.")
-            elif not yes and not as_json:
-                out.print("Not a terminal: nothing imported. Re-run with --yes to import them.")
-            if ok:
+            question = f"Import {len(found.new)} memory record(s) into lazy shared memory?"
+            if _approved(question, yes, as_json, nothing="imported", rerun="import them"):
                 done = import_memory(store, found)
                 searchable(store)
                 if not as_json:
@@ -405,7 +405,8 @@ def doctor(
     the store's integrity and schema, the search index caught up, conversation capture live
     (sessions of every agent on disk, in every project, that never reached the store: a
     failure for any written in the last 24h, a warning for older ones; sessions written in
-    the last 5 minutes are in flight; lazy's one-shots are never counted), housekeeping
+    the last 5 minutes are in flight; lazy's one-shots are never counted), the Claude Code
+    hooks installed and the capture daemon running (capture without VS Code), housekeeping
     conversations and local-command scaffolding stored by older releases, Docker (for lazy
     ask), Python and the dependencies' versions, free disk where the store lives
     ($LAZY_HOME). The sweep only looks: it never writes.

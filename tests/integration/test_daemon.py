@@ -253,7 +253,11 @@ def test_a_sweep_failure_is_shown_with_its_machine_detail(d: Daemons) -> None:
         f.write('{"type": "user", "this is not json\n')
     p = d.lazy("daemon", "start")
     assert f"{s.path}:3:" in p.stdout and "bad-line" in p.stdout
-    [failure] = d.status()["last_sweep"]["failures"]
+    # the last failure stays in the status; a later sweep (the watcher's first, or the
+    # 30 s one) has nothing new to fail on, as the bad line is quarantined once
+    status = d.status()
+    failure = status["last_failure"]
+    assert status["failures"] >= 1
     assert failure["file"] == str(s.path) and failure["line"] == 3
     assert failure["code"] == "bad-line" and failure["reason"]
     assert stored_messages(d.lazy_home, s.id) == 2  # the good lines are kept

@@ -509,3 +509,44 @@ def test_cli_help_documents_the_command() -> None:
     assert p.exit_code == 0
     for words in ("-m, --message", "--json", "relevantChunks", "$EDITOR", "96 KiB", "ambiguous"):
         assert words in p.stdout
+
+
+def test_subagents_and_tool_calls_are_read_as_text(store: Store, projects: Path) -> None:
+    from agent_sessions import claude_subagent
+
+    ses = Session(projects, "/w/askproj")
+    ses.user("count the files")
+    ses.write(
+        ses.line(
+            "assistant",
+            requestId="req_tool",
+            message={
+                "id": "msg_tool_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {"type": "text", "text": "Listing them."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "ls"},
+                    },
+                ],
+                "usage": {"input_tokens": 3, "output_tokens": 7},
+            },
+        )
+    )
+    sub = claude_subagent(ses, "a1b2c3", "look for the config", "found it in lazy.toml")
+    capture_file(store, ses.path)
+    capture_file(store, sub)
+    t = transcript(store.conn, resolve_builder(store.conn, ses.id))
+    labels = [p.label for p in render(t)]
+    assert labels == ["#1", "#2", "subagent a1b2c3 #1", "subagent a1b2c3 #2"]
+    run = Scripted(lambda kind, i, prompt: "three files")
+    assert ask_transcript(t, "how many files?", run).answer == "three files"
+    [prompt] = run.prompts
+    assert 'Listing them.\n→ Bash({"command":"ls"})' in prompt
+    assert "--- message subagent a1b2c3 #2 · assistant" in prompt
+    assert "found it in lazy.toml" in prompt

@@ -1,0 +1,1 @@
+"""Asking a stored transcript instead of reading it: `lazy ask`."""

@@ -1,0 +1,28 @@
+"""The contract between the asks and the one-shot runner (`lazy.ask.runner`).
+
+A one-shot is one prompt and one answer from the model, run where nothing is captured and
+nothing can be written. The orchestration only ever sees this interface, so it is tested
+with scripted answers and the runner is tested against a real container.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class OneShotError(Exception):
+    """A one-shot that failed: ``code`` for machines, ``detail`` the underlying error."""
+
+    def __init__(self, message: str, code: str, detail: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.detail = detail
+
+
+class OneShotTimeout(OneShotError):
+    """A one-shot killed at the bound."""
+
+
+class OneShot(Protocol):
+    def __call__(self, prompt: str) -> str: ...  # the model's answer text; raises OneShotError

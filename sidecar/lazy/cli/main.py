@@ -29,6 +29,7 @@ COMMANDS = {
     "capture": "lazy.cli.capture:capture",
     "hooks": "lazy.cli.hooks:hooks_group",
     "daemon": "lazy.cli.daemon:daemon_group",
+    "tasks": "lazy.cli.tasks:tasks",
 }
 
 

@@ -175,6 +175,10 @@ def test_search_in_tasks_finds_the_task(repo: Path, conv: Session) -> None:
     found = json.loads(lazy("search", "quuxifier", "--json", cwd=repo).stdout)
     assert found["groups"] == []
     assert "task zorb-1" in lazy("search", "in:tasks quuxifier", cwd=repo).stdout
+    # a rebuild from the store (a fresh fill) has the task too
+    lazy("index", "rebuild", cwd=repo)
+    found = json.loads(lazy("search", "in:tasks quuxifier", "--json", cwd=repo).stdout)
+    assert [h["task_code"] for g in found["groups"] for h in g["hits"]] == ["zorb-1"]
 
 
 def test_editor_and_prompts_on_a_terminal(repo: Path, conv: Session, tmp_path: Path) -> None:

@@ -169,6 +169,7 @@ export interface SearchHit {
   /** Default "conversation". */
   kind?: "conversation" | "task" | "memory";
   memory_path?: string | null;
+  task_code?: string | null;
 }
 
 export interface SearchQueryParams {
@@ -209,6 +210,55 @@ export interface SourceFile {
   exists: boolean;
 }
 
+/**
+ * A backlog task promoted from a range of a Builder's messages (``lazy conversations
+ * promote``). Only the Builder's own line can be promoted from, not a subagent's.
+ */
+export interface Task {
+  code: string;
+  goal: string;
+  prompt: string;
+  parent?: string | null;
+  /** Default "backlog". */
+  status?: "backlog";
+  created_at: string;
+  builder_id: string;
+  from_message: number;
+  to_message: number;
+}
+
+export interface TasksListParams {
+  /** Default false. */
+  all_projects?: boolean;
+  workspace_folders?: string[];
+  builder_id?: string | null;
+}
+
+export interface TasksListResult {
+  items: Task[];
+}
+
+/**
+ * A range of a Builder's own messages (numbers from 1, both ends included) to promote;
+ * each field left out or empty falls back as `lazy conversations promote` does: the goal
+ * to what the human said first in the range, the code to a slug of the goal, the parent
+ * to none, the prompt to the messages verbatim.
+ */
+export interface TasksPromoteParams {
+  builder_id: string;
+  from_message: number;
+  to_message: number;
+  goal?: string | null;
+  code?: string | null;
+  parent?: string | null;
+  prompt?: string | null;
+}
+
+export interface TasksPromoteResult {
+  task: Task;
+  overlapping: Task[];
+}
+
 export interface TranscriptsPageParams {
   builder_id: string;
   session_id?: string | null;
@@ -234,6 +284,8 @@ export const METHODS = {
   "builders/sources": { kind: "request", direction: "client->server" },
   "transcripts/page": { kind: "request", direction: "client->server" },
   "search/query": { kind: "request", direction: "client->server" },
+  "tasks/promote": { kind: "request", direction: "client->server" },
+  "tasks/list": { kind: "request", direction: "client->server" },
   "import/preview": { kind: "request", direction: "client->server" },
   "import/run": { kind: "request", direction: "client->server" },
   "capture/status": { kind: "request", direction: "client->server" },
@@ -250,6 +302,7 @@ export const ErrorCodes = {
   BAD_QUERY: -32003,
   STORE_ERROR: -32004,
   NAME_TAKEN: -32005,
+  ALREADY_PROMOTED: -32006,
 } as const;
 
 /** A page of Builders, newest first. */
@@ -264,6 +317,10 @@ export const BuildersSources = { method: "builders/sources", kind: "request" } a
 export const TranscriptsPage = { method: "transcripts/page", kind: "request" } as const;
 /** Search everything captured (lazy search's query language). */
 export const SearchQuery = { method: "search/query", kind: "request" } as const;
+/** Promote a range of a Builder's messages to a backlog task. */
+export const TasksPromote = { method: "tasks/promote", kind: "request" } as const;
+/** Tasks of the workspace, or those promoted from one Builder. */
+export const TasksList = { method: "tasks/list", kind: "request" } as const;
 /** What an import would find; nothing is written. */
 export const ImportPreview = { method: "import/preview", kind: "request" } as const;
 /** Import the agents' sessions, reporting $/progress; cancellable. */
@@ -285,6 +342,8 @@ export interface Requests {
   "builders/sources": { params: BuildersGetParams; result: BuildersSourcesResult };
   "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
   "search/query": { params: SearchQueryParams; result: SearchResults };
+  "tasks/promote": { params: TasksPromoteParams; result: TasksPromoteResult };
+  "tasks/list": { params: TasksListParams; result: TasksListResult };
   "import/preview": { params: ImportParams; result: ImportResult };
   "import/run": { params: ImportParams; result: ImportResult };
   "capture/status": { params: NoParams; result: CaptureStatusResult };

@@ -25,6 +25,9 @@ import type {
   SidechainInfo,
   SkipInfo,
   SourceFile,
+  Task,
+  TasksListResult,
+  TasksPromoteResult,
   TranscriptsPageResult,
 } from "./protocol";
 
@@ -197,6 +200,7 @@ export const searchHit = obj<SearchHit>({
   field: optional(literal("conversation", "tools", "memory")),
   kind: optional(literal("conversation", "task", "memory")),
   memory_path: optional(nullable(str)),
+  task_code: optional(nullable(str)),
 });
 
 export const searchGroup = obj<SearchGroup>({
@@ -215,6 +219,25 @@ export const searchResults = obj<SearchResults>({
   total_hits: int,
   groups: arr(searchGroup),
 });
+
+export const task = obj<Task>({
+  code: str,
+  goal: str,
+  prompt: str,
+  parent: optional(nullable(str)),
+  status: optional(literal("backlog")),
+  created_at: str,
+  builder_id: str,
+  from_message: int,
+  to_message: int,
+});
+
+export const tasksPromoteResult = obj<TasksPromoteResult>({
+  task,
+  overlapping: arr(task),
+});
+
+export const tasksListResult = obj<TasksListResult>({ items: arr(task) });
 
 const skipInfo = obj<SkipInfo>({ session_id: str, path: str, reason: str });
 const quarantineInfo = obj<QuarantineInfo>({ file: str, line: int, reason: str });
@@ -284,6 +307,8 @@ export const RESULT_DECODERS: { [M in RequestName]: Decoder<Requests[M]["result"
   "builders/sources": buildersSourcesResult,
   "transcripts/page": transcriptsPageResult,
   "search/query": searchResults,
+  "tasks/promote": tasksPromoteResult,
+  "tasks/list": tasksListResult,
   "import/preview": importResult,
   "import/run": importResult,
   "capture/status": captureStatusResult,

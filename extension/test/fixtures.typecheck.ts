@@ -14,6 +14,8 @@ import doctorRun from "../../protocol/fixtures/doctor_run.json";
 import importPreview from "../../protocol/fixtures/import_preview.json";
 import importRun from "../../protocol/fixtures/import_run.json";
 import searchQuery from "../../protocol/fixtures/search_query.json";
+import tasksList from "../../protocol/fixtures/tasks_list.json";
+import tasksPromote from "../../protocol/fixtures/tasks_promote.json";
 import transcriptsPage from "../../protocol/fixtures/transcripts_page.json";
 
 type Widen<T> = T extends string
@@ -51,6 +53,10 @@ export const checks: unknown[] = [
   ((r: Widen<P.ImportResult>) => r)(importRun.result),
   ((p: Widen<P.SearchQueryParams>) => p)(searchQuery.params),
   ((r: Widen<P.SearchResults>) => r)(searchQuery.result),
+  ((p: Widen<P.TasksListParams>) => p)(tasksList.params),
+  ((r: Widen<P.TasksListResult>) => r)(tasksList.result),
+  ((p: Widen<P.TasksPromoteParams>) => p)(tasksPromote.params),
+  ((r: Widen<P.TasksPromoteResult>) => r)(tasksPromote.result),
   ((p: Widen<P.TranscriptsPageParams>) => p)(transcriptsPage.params),
   ((r: Widen<P.TranscriptsPageResult>) => r)(transcriptsPage.result),
 ];
@@ -71,3 +77,7 @@ exact<(typeof searchQuery.result.groups)[number], P.SearchGroup>(true);
 exact<(typeof searchQuery.result.groups)[number]["hits"][number], P.SearchHit>(true);
 exact<(typeof transcriptsPage.result.messages)[number], P.MessageView>(true);
 exact<typeof transcriptsPage.result, P.TranscriptsPageResult>(true);
+exact<typeof tasksList.params, P.TasksListParams>(true);
+exact<(typeof tasksList.result.items)[number], P.Task>(true);
+exact<typeof tasksPromote.params, P.TasksPromoteParams>(true);
+exact<typeof tasksPromote.result.task, P.Task>(true);

@@ -67,6 +67,21 @@ class Transcript(BaseModel):
     sidechains: list[SidechainView] = Field(default_factory=list)
 
 
+class Task(BaseModel):
+    """A backlog task promoted from a range of a Builder's messages (``lazy conversations
+    promote``). Only the Builder's own line can be promoted from, not a subagent's."""
+
+    code: str  # unique: given, or a slug of the goal made unique
+    goal: str
+    prompt: str
+    parent: str | None = None  # another task's code
+    status: Literal["backlog"] = "backlog"  # promoting never starts it
+    created_at: str
+    builder_id: str
+    from_message: int  # numbers from 1 in the Builder, both ends included
+    to_message: int
+
+
 class QuarantineInfo(BaseModel):
     file: str
     line: int
@@ -165,6 +180,7 @@ class SearchHit(BaseModel):
     field: Literal["conversation", "tools", "memory"] = "conversation"
     kind: Literal["conversation", "task", "memory"] = "conversation"
     memory_path: str | None = None  # a memory's path, for ``lazy get``
+    task_code: str | None = None  # a task's code, for ``lazy tasks show``
 
 
 class SearchGroup(BaseModel):

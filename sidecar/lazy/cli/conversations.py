@@ -19,10 +19,12 @@ from lazy.cli.common import (
     scope,
     when,
 )
+from lazy.cli.promote import promote
 from lazy.cli.search import run_search
-from lazy.model import BuilderInfo, MessageView, Transcript
+from lazy.model import BuilderInfo, MessageView, Task, Transcript
 from lazy.sources import TOOLS
 from lazy.store.queries import list_builders, transcript
+from lazy.tasks.store import list_tasks
 
 ROLE_STYLE = {
     "user": "bold cyan",
@@ -111,7 +113,7 @@ def _message(m: MessageView, width: int = 0) -> Text:
     return head
 
 
-def print_transcript(t: Transcript) -> None:
+def print_transcript(t: Transcript, promoted: list[Task]) -> None:
     b = t.builder
     out.print(
         Text.assemble(
@@ -137,15 +139,25 @@ def print_transcript(t: Transcript) -> None:
         for m in side.messages:
             out.print(_message(m))
             out.print()
+    if promoted:
+        out.print(Text("Promoted from this conversation:", style="bold"))
+        for task in promoted:
+            line = Text("  ")
+            line.append(task.code, style="bold")
+            line.append(f"  #{task.from_message}–{task.to_message}  ", style="cyan")
+            line.append(task.goal)
+            out.print(line)
 
 
 def show_command(ident: str, as_json: bool) -> None:
     with open_store() as store:
-        t = transcript(store.conn, resolve(store, ident))
+        bid = resolve(store, ident)
+        t = transcript(store.conn, bid)
+        promoted = list_tasks(store.conn, builder_id=bid)
     if as_json:
         emit_json(t)
     else:
-        print_transcript(t)
+        print_transcript(t, promoted)
 
 
 @click.group(invoke_without_command=True)
@@ -208,3 +220,6 @@ def conversations_search(
 def show(ident: str, as_json: bool) -> None:
     """Read one Builder in full (same as `lazy conversations show`)."""
     show_command(ident, as_json)
+
+
+conversations.add_command(promote)

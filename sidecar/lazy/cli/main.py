@@ -30,6 +30,7 @@ COMMANDS = {
     "hooks": "lazy.cli.hooks:hooks_group",
     "daemon": "lazy.cli.daemon:daemon_group",
     "ask": "lazy.cli.ask:ask",
+    "tasks": "lazy.cli.tasks:tasks",
 }
 
 

@@ -71,6 +71,8 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
             where = f"#{h.number} {h.role}{' (subagent)' if h.sidechain else ''}"
             if h.kind == "memory":
                 where = f"memory {h.memory_path}"
+            elif h.kind == "task":
+                where = f"task {h.task_code} (from #{h.number})"
             line = Text(f"  {where}: ", style="cyan")
             snippet = Text(" ".join(h.snippet.split("\n")))
             for start, end in h.highlights:

@@ -4,7 +4,9 @@ A message's text is split in two: the conversation (what the user and the agent 
 the reasoning) and the machinery (tool calls, tool output, harness text); ``schema.document``
 turns both and the filters' values into the JSON tantivy takes. A memory (``lazy import``)
 is its content, with the filters' values of the message and session it was made from. A
-document's id is the message's id, or minus the memory's rowid.
+task (``lazy conversations promote``) is its goal and prompt, under the Builder it was
+promoted from. A document's id is the message's id, minus the memory's rowid, or
+``-TASK_BASE`` minus the task's id (the store's triggers queue them so).
 """
 
 from __future__ import annotations
@@ -107,9 +109,15 @@ def _document(
     )
 
 
+TASK_BASE = 1 << 40  # below every memory's -rowid: the two kinds never share a run of ids
+
+
 def prepare(conn: sqlite3.Connection, lo: int, hi: int) -> list[str]:
-    """The documents with ids ``lo``..``hi`` (both of one sign): messages placed in a
-    Builder, or memories of sessions that are."""
+    """The documents with ids ``lo``..``hi`` (all of one kind): messages placed in a
+    Builder, memories of sessions that are, or tasks."""
+    if hi <= -TASK_BASE:
+        rows = conn.execute(_TASK_SQL, (-TASK_BASE - hi, -TASK_BASE - lo))
+        return [_task_document(*row) for row in rows]
     if lo < 0:
         rows = conn.execute(_MEMORY_SQL, (-hi, -lo))
         return [doc for row in rows if (doc := _memory_document(*row)) is not None]
@@ -175,3 +183,37 @@ def _seconds(ts: str | None, seconds: int | None) -> int | None:
         when = parse_iso(ts)
         seconds = math.floor(when.timestamp()) if when is not None else None
     return seconds
+
+
+_TASK_SQL = (
+    "SELECT t.id, t.builder_id, b.rowid, t.created_at,"
+    " CAST(strftime('%s', t.created_at) AS INTEGER), t.goal, t.prompt, b.tool, b.project"
+    " FROM tasks t LEFT JOIN builders b ON b.id = t.builder_id"
+    " WHERE t.id BETWEEN ? AND ? ORDER BY t.id"
+)
+
+
+def _task_document(
+    tid: int,
+    bid: str,
+    builder_row: int | None,
+    created: str,
+    seconds: int | None,
+    goal: str,
+    prompt: str,
+    tool: str | None,
+    project: str | None,
+) -> str:
+    """A task, found by its goal and prompt, under the Builder it was promoted from."""
+    return document(
+        doc_id=-TASK_BASE - tid,
+        ts=_seconds(created, seconds),
+        builder=bid,
+        # a Builder regrouped away since (its id gone) still groups its tasks together
+        builder_row=builder_row if builder_row is not None else -(2 << 40) - tid,
+        tool=tool or "claude",
+        role="user",
+        kind="task",
+        project=project,
+        text=f"{goal}\n\n{prompt}",
+    )

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import tantivy
 
-from lazy.index.documents import prepare
+from lazy.index.documents import TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
 from lazy.store import Store
 
@@ -120,6 +120,7 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
             why = f"the index could not be opened ({e})"
     lag = conn.execute(
         "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
+        " + (SELECT COUNT(*) FROM tasks)"
         if why is not None
         else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
     ).fetchone()[0]
@@ -263,6 +264,7 @@ class SearchIndex:
             lag=store.conn.execute(
                 # an index started afresh lacks everything until its first catch-up
                 "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
+                " + (SELECT COUNT(*) FROM tasks)"
                 if self.rebuilt
                 else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
             ).fetchone()[0],
@@ -302,14 +304,15 @@ def _dequeue(store: Store, upto: int) -> None:
 
 
 def _fill(store: Store, writer: Any, progress: Progress | None) -> int:
-    """Add every stored message and memory to ``writer``; the documents read. This thread
+    """Add every stored message, memory and task to ``writer``; the documents read. This thread
     makes the documents while the writer's threads index them, each on its own core."""
     conn = store.conn
     memories = [-r[0] for r in conn.execute("SELECT rowid FROM memories ORDER BY rowid DESC")]
     messages = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
-    total = len(memories) + len(messages)
+    tasks = [-TASK_BASE - r[0] for r in conn.execute("SELECT id FROM tasks ORDER BY id DESC")]
+    total = len(memories) + len(messages) + len(tasks)
     done = 0
-    for ids in (memories, messages):  # a range never mixes the two
+    for ids in (tasks, memories, messages):  # a range never mixes kinds
         for i in range(0, len(ids), CHUNK):
             chunk = ids[i : i + CHUNK]
             for doc in prepare(conn, chunk[0], chunk[-1]):

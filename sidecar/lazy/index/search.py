@@ -13,7 +13,7 @@ from typing import Any
 
 import tantivy
 
-from lazy.index.documents import MEMORY_FROM, texts_of
+from lazy.index.documents import MEMORY_FROM, TASK_BASE, texts_of
 from lazy.index.indexer import SearchIndex
 from lazy.index.query import compile as compile_query
 from lazy.index.query import parse
@@ -67,7 +67,16 @@ def search(
             f" {MEMORY_FROM} LEFT JOIN messages m ON m.session_id = s.id"
             " AND m.key = json_extract(mem.meta, '$.source_message_id')"
             " WHERE mem.rowid IN ({})",
-            [-i for i in ids if i < 0],
+            [-i for i in ids if -TASK_BASE < i < 0],
+        )
+    }
+    shown |= {
+        -TASK_BASE - r[0]: r
+        for r in _rows(
+            conn,
+            "SELECT id, builder_id, code, from_message, goal, created_at, prompt FROM tasks"
+            " WHERE id IN ({})",
+            [-TASK_BASE - i for i in ids if i <= -TASK_BASE],
         )
     }
     builders = {
@@ -89,11 +98,12 @@ def search(
             # a memory of no session (Claude Code's harness memory) is grouped by its node
             key = row[1] if row[1] is not None else STANDALONE + row[8]
             best.setdefault(key, score)
-            hit = (
-                _hit(row, score, marks, parsed.fields)
-                if mid > 0
-                else _memory_hit(row, score, marks)
-            )
+            if mid > 0:
+                hit = _hit(row, score, marks, parsed.fields)
+            elif mid <= -TASK_BASE:
+                hit = _task_hit(row, score, marks)
+            else:
+                hit = _memory_hit(row, score, marks)
             hits_of.setdefault(key, []).append(hit)
     groups = []
     for bid, hits_shown in hits_of.items():
@@ -216,4 +226,21 @@ def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
         field="memory",
         kind="memory",
         memory_path=f"{tree}/{name}",
+    )
+
+
+def _task_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
+    _, _, code, first, goal, created, prompt = row
+    text = f"{goal}\n\n{prompt}"
+    passage, ranges = snippet(text, marks)
+    return SearchHit(
+        number=first,  # where the range it was promoted from starts
+        role="user",
+        session_id="",
+        timestamp=created,
+        score=score,
+        snippet=passage or text[:SNIPPET_CHARS],
+        highlights=ranges,
+        kind="task",
+        task_code=code,
     )

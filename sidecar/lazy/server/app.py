@@ -2,7 +2,7 @@
 extension over stdio (``lazy sidecar``, pygls 2). stdout is the protocol; logs go to stderr
 and, as ``window/logMessage``, to the extension's output channel.
 
-One feature module per domain (builders, transcripts, search, imports, capture, doctor)
+One feature module per domain (builders, transcripts, search, tasks, imports, capture, doctor)
 registers its methods of ``protocol.METHODS``. Requests run in worker threads, each with its
 own store connection and index handle; notifications are sent from the event loop's thread.
 """
@@ -96,7 +96,7 @@ def _options(raw: Any) -> dict[str, Any]:
 
 
 def create_server(home: Path | None = None) -> Sidecar:
-    from lazy.server import builders, capture, doctor, imports, search, transcripts
+    from lazy.server import builders, capture, doctor, imports, search, tasks, transcripts
 
     ls = Sidecar(home or lazy_home())
 
@@ -123,7 +123,7 @@ def create_server(home: Path | None = None) -> Sidecar:
         if ls.capture is not None:
             ls.capture.stop()
 
-    for module in (builders, transcripts, search, imports, capture, doctor):
+    for module in (builders, transcripts, search, tasks, imports, capture, doctor):
         module.register(ls)
     return ls
 

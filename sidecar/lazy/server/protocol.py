@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults
+from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults, Task
 
 Tool = Literal["claude", "codex", "opencode"]
 TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
@@ -92,6 +92,38 @@ class SearchQueryParams(Scope):
     limit: int = Field(default=20, ge=1, le=200)  # Builders
 
 
+# ---- tasks ----------------------------------------------------------------------------------
+
+
+class TasksPromoteParams(BaseModel):
+    """A range of a Builder's own messages (numbers from 1, both ends included) to promote;
+    each field left out or empty falls back as `lazy conversations promote` does: the goal
+    to what the human said first in the range, the code to a slug of the goal, the parent
+    to none, the prompt to the messages verbatim."""
+
+    builder_id: str  # a Builder's id, any of its session ids, or a unique prefix of either
+    from_message: int
+    to_message: int
+    goal: str | None = None
+    code: str | None = None
+    parent: str | None = None  # another task's code
+    prompt: str | None = None
+
+
+class TasksPromoteResult(BaseModel):
+    task: Task  # created in the backlog, never started
+    overlapping: list[Task]  # earlier tasks of the Builder sharing messages with it
+
+
+class TasksListParams(Scope):
+    # a Builder's tasks (what was promoted from it), by range; None: the scope's, newest first
+    builder_id: str | None = None
+
+
+class TasksListResult(BaseModel):
+    items: list[Task]
+
+
 # ---- import ---------------------------------------------------------------------------------
 
 
@@ -163,6 +195,10 @@ METHODS: tuple[Method, ...] = (
            TranscriptsPageResult, "A range of a Builder's (or a subagent's) messages."),
     Method("search/query", "request", "client->server", SearchQueryParams, SearchResults,
            "Search everything captured (lazy search's query language)."),
+    Method("tasks/promote", "request", "client->server", TasksPromoteParams, TasksPromoteResult,
+           "Promote a range of a Builder's messages to a backlog task."),
+    Method("tasks/list", "request", "client->server", TasksListParams, TasksListResult,
+           "Tasks of the workspace, or those promoted from one Builder."),
     Method("import/preview", "request", "client->server", ImportParams, ImportResult,
            "What an import would find; nothing is written."),
     Method("import/run", "request", "client->server", ImportParams, ImportResult,
@@ -180,12 +216,16 @@ METHODS: tuple[Method, ...] = (
 # JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range); each error's
 # data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
 # bad query {part}; store error {code, detail}; name taken {name, builder_id} (the
-# Builder the name already belongs to in that project). Invalid params is JSON-RPC's -32602 {errors}.
+# Builder the name already belongs to in that project); already promoted {code, builder_id,
+# from_message, to_message} (the task the exact range went into). Invalid params is
+# JSON-RPC's -32602 {errors: [{field, message}]}: also a promotion's range outside the
+# Builder, a taken code, an unknown parent.
 ERRORS = {
     "NOT_FOUND": -32001,
     "AMBIGUOUS": -32002,
     "BAD_QUERY": -32003,
     "STORE_ERROR": -32004,
     "NAME_TAKEN": -32005,
+    "ALREADY_PROMOTED": -32006,
 }
-NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN = ERRORS.values()
+NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN, ALREADY_PROMOTED = ERRORS.values()

@@ -239,6 +239,34 @@ MIGRATIONS: list[str] = [
     END;
     INSERT INTO index_queue(message_id) SELECT -rowid FROM memories ORDER BY rowid;
     """,
+    # 5: tasks promoted from a range of a Builder's messages, and in the search index
+    """
+    CREATE TABLE tasks(
+        id INTEGER PRIMARY KEY,
+        code TEXT NOT NULL UNIQUE,
+        goal TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        parent TEXT REFERENCES tasks(code),
+        status TEXT NOT NULL DEFAULT 'backlog',
+        created_at TEXT NOT NULL,
+        builder_id TEXT NOT NULL,
+        from_message INTEGER NOT NULL,
+        to_message INTEGER NOT NULL,
+        UNIQUE(builder_id, from_message, to_message)  -- the same range is promoted once
+    );
+    CREATE INDEX tasks_builder ON tasks(builder_id, from_message);
+    -- a task is queued as -(2^40) minus its id: below every memory's -rowid, so the two
+    -- never share a run of ids (index/documents.py TASK_BASE)
+    CREATE TRIGGER tasks_queue_insert AFTER INSERT ON tasks BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-1099511627776 - new.id);
+    END;
+    CREATE TRIGGER tasks_queue_update AFTER UPDATE OF goal, prompt, builder_id ON tasks BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-1099511627776 - new.id);
+    END;
+    CREATE TRIGGER tasks_queue_delete AFTER DELETE ON tasks BEGIN
+        INSERT INTO index_queue(message_id) VALUES (-1099511627776 - old.id);
+    END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

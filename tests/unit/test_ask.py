@@ -550,3 +550,23 @@ def test_subagents_and_tool_calls_are_read_as_text(store: Store, projects: Path)
     assert 'Listing them.\n→ Bash({"command":"ls"})' in prompt
     assert "--- message subagent a1b2c3 #2 · assistant" in prompt
     assert "found it in lazy.toml" in prompt
+
+
+def test_cli_asks_about_a_task_from_its_prompt_and_its_messages(
+    store: Store, projects: Path, model: list[Scripted]
+) -> None:
+    from lazy.tasks.promote import check_range, create
+
+    t = conversation(store, projects, 10 * KIB, session_id="4f8c2a1b-0000-4000-8000-000000000001")
+    plan = check_range(store.conn, t.builder.id, 3, 4)
+    create(store, plan, goal="Keep the retention policy", code="keep-retention", parent=None,
+           prompt="Write down why we keep everything.")  # fmt: skip
+    store.close()
+    p = CliRunner().invoke(cli, ["ask", "keep-retention", "-m", "why?", "--json"])
+    assert p.exit_code == 0, p.output
+    (prompt,) = model[0].prompts
+    assert "Task keep-retention (backlog): Keep the retention policy" in prompt
+    assert "Write down why we keep everything." in prompt
+    said = [m.text for m in t.messages]
+    assert said[2][:40] in prompt and said[3][:40] in prompt
+    assert said[0][:40] not in prompt and said[5][:40] not in prompt  # only its range

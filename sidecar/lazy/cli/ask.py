@@ -13,8 +13,10 @@ from rich.text import Text
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot
 from lazy.cli.common import counting, current_project, emit_json, err, open_store, resolve
-from lazy.model import Transcript
+from lazy.model import MessageView, Transcript
+from lazy.store import Store
 from lazy.store.queries import transcript
+from lazy.tasks.store import get_task
 
 _EDITOR_HELP = (
     "# Write your question about conversation {id} above, save and quit.\n"
@@ -37,6 +39,24 @@ def _runner(project: str) -> OneShot:
         ) from e
     factory: Callable[[str], OneShot] = module.default_runner
     return factory(project)
+
+
+def _subject(store: Store, ident: str) -> Transcript:
+    """What is asked about: a task (its code): its prompt, then the messages it was promoted
+    from; else a conversation (an id or unique prefix): its whole transcript."""
+    task = get_task(store.conn, ident)
+    if task is None:
+        return transcript(store.conn, resolve(store, ident))
+    source = transcript(store.conn, task.builder_id, task.from_message, task.to_message)
+    brief = MessageView(
+        number=0,
+        role="task",
+        text=f"Task {task.code} ({task.status}): {task.goal}\n\n{task.prompt}",
+        session_id="",
+        timestamp=task.created_at,
+        kinds=["task"],
+    )
+    return source.model_copy(update={"messages": [brief, *source.messages], "sidechains": []})
 
 
 def _from_editor(bid: str) -> str:
@@ -87,7 +107,8 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
     """Ask a stored conversation a question instead of reading it.
 
     ID is a conversation's session id (full, or any unique prefix; an ambiguous prefix is an
-    error that lists the candidates). A model reads the stored transcript in a one-shot and
+    error that lists the candidates), or a task's code (`lazy tasks`): the task is asked about
+    from its prompt and the messages it was promoted from. A model reads the stored transcript in a one-shot and
     answers; the answer goes to stdout and that is all. Nothing is written back: no message,
     no task change, and the one-shot's own session is marked so it is never captured.
 
@@ -102,11 +123,12 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
     lazy ask 4f8c2a1b -m "what did we decide about retention?"
     lazy ask 4f8c2a1b                  # no -m: opens $EDITOR
     lazy ask 4f8c2a1b -m "..." --json  # answer, chunks, relevantChunks, warnings
+    lazy ask fix-the-parser -m "why was this needed?"   # a task, by its code
     """
     # everything that can fail is checked before the editor opens: no question typed in vain
     with open_store() as store:
-        bid = resolve(store, ident)
-        t: Transcript = transcript(store.conn, bid)
+        t: Transcript = _subject(store, ident)
+        bid = t.builder.id
     one_shot = _runner(t.builder.project or current_project())
     if question is None:
         question = _from_editor(bid)

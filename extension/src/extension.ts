@@ -16,6 +16,7 @@ import { sourcePicks } from "./sources";
 import { StatusBar } from "./status";
 import { resumeTerminal } from "./terminal";
 import { nameBuilder } from "./naming";
+import { promoteMessages, TasksProvider } from "./tasks";
 import { fixTerminal, HealthProvider, type HealthNode } from "./doctor";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
@@ -77,6 +78,10 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const builders = new BuildersProvider({ client, workspaceFolders, store: context.globalState, log });
   const health = new HealthProvider(client);
+  const tasks = new TasksProvider(client, () => builders.scope());
+  const refreshTasks = (): void => {
+    tasks.refresh().catch((e: unknown) => { log.warn(`tasks/list: ${e instanceof Error ? e.message : String(e)}`); });
+  };
   const tree = vscode.window.createTreeView("lazy.builders", { treeDataProvider: builders, showCollapseAll: true });
   const describeScope = () => {
     tree.description = builders.showsAllProjects ? "All projects" : "Workspace";
@@ -113,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): void {
       void status.setSidecarState(state);
       if (state.kind === "running") {
         void builders.resume();
+        refreshTasks();
         panels.reloadAll();
       } else {
         builders.clear(state.kind === "stopped" ? (state.reason ?? "The lazy sidecar stopped.") : undefined);
@@ -194,6 +200,15 @@ export function activate(context: vscode.ExtensionContext): void {
       if (node?.kind !== "check" || !lazy) return;
       const options = fixTerminal(node.check, lazy);
       if (options) vscode.window.createTerminal(options).show();
+    }),
+    tasks,
+    vscode.window.createTreeView("lazy.tasks", { treeDataProvider: tasks }),
+    vscode.commands.registerCommand("lazy.tasks.refresh", refreshTasks),
+    vscode.commands.registerCommand("lazy.promoteMessages", async (arg?: unknown) => {
+      const node = asNode(arg);
+      const c = client();
+      if (node?.kind !== "builder" || !c) return;
+      if (await promoteMessages(c, node.info)) refreshTasks();
     }),
     vscode.commands.registerCommand("lazy.nameBuilder", async (arg?: unknown) => {
       const node = asNode(arg);

@@ -79,7 +79,7 @@ async def test_promote_falls_back_overlaps_and_refuses_a_repeat(
         await call(client, "tasks/promote", {"builder_id": bid, "from_message": 1, "to_message": 3})
     assert e.value.code == ALREADY_PROMOTED
     assert e.value.data == {
-        "code": task["code"], "builder_id": bid, "from_message": 1, "to_message": 3
+        "task": task["code"], "builder_id": bid, "from_message": 1, "to_message": 3
     }  # fmt: skip
     assert task["code"] in str(e.value)
 

@@ -216,7 +216,7 @@ METHODS: tuple[Method, ...] = (
 # JSON-RPC error codes of the sidecar's own (the -32000..-32099 server range); each error's
 # data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
 # bad query {part}; store error {code, detail}; name taken {name, builder_id} (the
-# Builder the name already belongs to in that project); already promoted {code, builder_id,
+# Builder the name already belongs to in that project); already promoted {task, builder_id,
 # from_message, to_message} (the task the exact range went into). Invalid params is
 # JSON-RPC's -32602 {errors: [{field, message}]}: also a promotion's range outside the
 # Builder, a taken code, an unknown parent.

@@ -46,7 +46,7 @@ def register(ls: Sidecar) -> None:
             task = create(store, plan, goal=goal, code=code, parent=p.parent, prompt=prompt)
         except AlreadyPromoted as e:
             t = e.task
-            data = {"code": t.code, "builder_id": t.builder_id,
+            data = {"task": t.code, "builder_id": t.builder_id,
                     "from_message": t.from_message, "to_message": t.to_message}  # fmt: skip
             raise JsonRpcException(e.message, code=ALREADY_PROMOTED, data=data) from None
         except PromoteError as e:

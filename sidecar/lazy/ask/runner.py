@@ -165,7 +165,7 @@ class DockerRunner:
         engine.sweep(client)
         engine.require_image(client, self.image)
         run_id = secrets.token_hex(6)
-        run_dir = _run_dir(run_id)
+        run_dir = run_dir_for(run_id)
         proxy = None
         container = None
         try:
@@ -178,9 +178,10 @@ class DockerRunner:
                 credential,
                 AuditLog(paths.audit_log()),
                 run_id,
-                upstream_timeout=bound,
+                # past the bound: a hang is the bound's to report, as unanswered
+                upstream_timeout=bound + 60,
             ).start()
-            user = _container_user(run_dir, state)
+            user = container_user(run_dir, state)
             container = self._start(client, run_id, run_dir, state, user, bound)
             status = self._wait(container, bound)
             out = _capped(container.logs(stdout=True, stderr=False))
@@ -197,10 +198,10 @@ class DockerRunner:
             result.container = str(container.name)
             return result
         finally:
-            if container is not None:
-                _remove(container)
             if proxy is not None:
                 proxy.stop()
+            if container is not None:
+                _remove(container)
             shutil.rmtree(run_dir, ignore_errors=True)
 
     def _start(
@@ -214,44 +215,7 @@ class DockerRunner:
                 claude_args(),
                 name=f"lazy-oneshot-{run_id}",
                 detach=True,
-                network_mode="none",
-                read_only=True,
-                tmpfs={
-                    "/tmp": "rw,noexec,nosuid,nodev,size=64m",
-                    CONTAINER_HOME: f"rw,noexec,nosuid,nodev,size=64m,uid={user.split(':')[0]}",
-                },
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges:true"],
-                pids_limit=128,
-                mem_limit="1g",
-                memswap_limit="1g",
-                nano_cpus=1_000_000_000,
-                ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024)],
-                ipc_mode="private",
-                init=True,
-                user=user,
-                working_dir="/tmp",
-                environment={
-                    "HOME": CONTAINER_HOME,
-                    "CLAUDE_CONFIG_DIR": f"{CONTAINER_HOME}/.claude",
-                    "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
-                    "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{PROXY_PORT}",
-                    "LAZY_PROXY_PORT": str(PROXY_PORT),
-                    # the innermost bound, a little after the host's own
-                    "LAZY_ONESHOT_SECONDS": str(int(bound) + 15),
-                    "DISABLE_AUTOUPDATER": "1",
-                    "DISABLE_TELEMETRY": "1",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                },
-                volumes={
-                    str(run_dir): {"bind": "/run/lazy", "mode": "rw"},
-                    str(state): {"bind": f"{CONTAINER_HOME}/.claude", "mode": "rw"},
-                },
-                labels={
-                    engine.LABEL: "1",
-                    engine.OWNER_LABEL: str(os.getpid()),
-                    engine.RUN_LABEL: run_id,
-                },
+                **hardened(run_id, run_dir, state, user, bound),
             )
         except docker.errors.DockerException as e:
             raise OneShotError(
@@ -271,6 +235,55 @@ class DockerRunner:
                 "docker-unavailable",
                 f"{type(e).__name__}: {e}",
             ) from e
+
+
+def hardened(run_id: str, run_dir: Path, state: Path, user: str, bound: float) -> dict[str, Any]:
+    """docker-py's run() arguments every one-shot container gets: no network (the proxy
+    socket in ``run_dir`` is the only way out), read-only root, no capabilities,
+    no-new-privileges, pids/memory/cpu limits, tmpfs scratch, the placeholder credential,
+    the project's state dir as Claude Code's config dir, lazy's labels."""
+    import docker
+
+    return {
+        "network_mode": "none",
+        "read_only": True,
+        "tmpfs": {
+            "/tmp": "rw,noexec,nosuid,nodev,size=64m",
+            CONTAINER_HOME: f"rw,noexec,nosuid,nodev,size=64m,uid={user.split(':')[0]}",
+        },
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true"],
+        "pids_limit": 128,
+        "mem_limit": "1g",
+        "memswap_limit": "1g",
+        "nano_cpus": 1_000_000_000,
+        "ulimits": [docker.types.Ulimit(name="nofile", soft=1024, hard=1024)],
+        "ipc_mode": "private",
+        "init": True,
+        "user": user,
+        "working_dir": "/tmp",
+        "environment": {
+            "HOME": CONTAINER_HOME,
+            "CLAUDE_CONFIG_DIR": f"{CONTAINER_HOME}/.claude",
+            "ANTHROPIC_API_KEY": PLACEHOLDER_KEY,
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{PROXY_PORT}",
+            "LAZY_PROXY_PORT": str(PROXY_PORT),
+            # the innermost bound, a little after the host's own
+            "LAZY_ONESHOT_SECONDS": str(int(bound) + 15),
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        },
+        "volumes": {
+            str(run_dir): {"bind": "/run/lazy", "mode": "rw"},
+            str(state): {"bind": f"{CONTAINER_HOME}/.claude", "mode": "rw"},
+        },
+        "labels": {
+            engine.LABEL: "1",
+            engine.OWNER_LABEL: str(os.getpid()),
+            engine.RUN_LABEL: run_id,
+        },
+    }
 
 
 def _timeout(bound: float, detail: str) -> OneShotTimeout:
@@ -304,7 +317,7 @@ def _capped(data: bytes) -> bytes:
     return data[-MAX_OUTPUT:]
 
 
-def _run_dir(run_id: str) -> Path:
+def run_dir_for(run_id: str) -> Path:
     """A fresh 0700 dir for the run's socket and prompt, short enough for a socket path."""
     parent = Path(tempfile.gettempdir())
     if len(str(parent)) + len(f"/lazy-oneshot-{run_id}/proxy.sock") > _SOCKET_MAX:
@@ -314,14 +327,15 @@ def _run_dir(run_id: str) -> Path:
     return path
 
 
-def _container_user(run_dir: Path, state: Path) -> str:
+def container_user(run_dir: Path, state: Path) -> str:
     """Run as lazy's own user; as an unprivileged one when lazy runs as root (the dirs the
     container writes then belong to that user)."""
     uid, gid = os.getuid(), os.getgid()
     if uid != 0:
         return f"{uid}:{gid}"
     for path in (run_dir, run_dir / "proxy.sock", state):
-        os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
+        if path.exists():
+            os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
     for path in state.rglob("*"):
         if path.stat().st_uid != UNPRIVILEGED:
             os.lchown(path, UNPRIVILEGED, UNPRIVILEGED)

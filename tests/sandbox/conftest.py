@@ -1,6 +1,6 @@
 """A real Docker engine for the one-shot runner tests, started once per session.
 
-Debian's docker.io is installed when missing (as root); dockerd runs with its data, exec root
+Debian's docker.io and socat (the image's forwarder) are installed when missing (as root); dockerd runs with its data, exec root
 and socket in a fresh dir under /tmp (vfs storage, no bridge, no iptables: containers get
 ``--network none`` only), and is stopped by its pid at the end, with everything it made. The
 agent image is assembled from local files and imported once (agent_image.py). When Docker
@@ -36,11 +36,12 @@ START_DEADLINE = 60.0  # seconds for dockerd to answer
 
 def _install_docker() -> str | None:
     """Why Docker cannot be had, or None."""
-    if shutil.which("dockerd") and shutil.which("docker"):
+    if shutil.which("dockerd") and shutil.which("docker") and shutil.which("socat"):
         return None
     if os.geteuid() != 0:
-        return "dockerd is not installed and we are not root (apt-get install docker.io)"
-    for argv in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "docker.io"]):
+        return "docker.io and socat are not installed and we are not root (apt-get install them)"
+    install = ["apt-get", "install", "-y", "-qq", "docker.io", "socat"]
+    for argv in (["apt-get", "update", "-qq"], install):
         done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=900)
         if done.returncode != 0:
             return f"{' '.join(argv)} failed: {done.stderr.strip()[-500:]}"

@@ -221,3 +221,26 @@ def test_docker_stopped_fails_loud_with_guidance(
     assert "sudo systemctl start docker" in message
     assert caught.value.detail  # the underlying error
     assert not paths.state_dir(PROJECT).exists()  # nothing ran
+
+
+def _doctor_image_check() -> dict[str, Any]:
+    done = subprocess.run(
+        [LAZY, "doctor", "--json"], capture_output=True, text=True, timeout=300, env=os.environ
+    )
+    checks = {c["title"]: c for c in json.loads(done.stdout)["checks"]}
+    return dict(checks["The agent image is built (for lazy's one-shots)"])
+
+
+def test_doctor_checks_that_the_agent_image_exists(engine: Engine) -> None:
+    check = _doctor_image_check()
+    assert check["status"] == "ok", check
+    assert engine.image in check["detail"][0]
+    engine.client.images.get(engine.image).tag("lazy-agent", "kept-aside")
+    engine.client.images.remove(engine.image)
+    try:
+        check = _doctor_image_check()
+        assert check["status"] == "warn", check
+        assert check["fix"] == "lazy agent-image build"
+    finally:
+        engine.client.images.get("lazy-agent:kept-aside").tag(*engine.image.split(":"))
+        engine.client.images.remove("lazy-agent:kept-aside")

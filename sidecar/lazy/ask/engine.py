@@ -26,13 +26,13 @@ DOCKER_GUIDANCE = (
 )
 
 
-def connect() -> Any:
+def connect(timeout: float = API_TIMEOUT) -> Any:
     """A docker client whose engine answered a ping; raises OneShotError otherwise."""
     where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
     try:
         import docker
 
-        client = docker.from_env(timeout=API_TIMEOUT)
+        client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as e:  # no socket, refused, timeout, TLS, the package missing
         raise OneShotError(

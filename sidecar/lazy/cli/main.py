@@ -29,6 +29,7 @@ COMMANDS = {
     "capture": "lazy.cli.capture:capture",
     "hooks": "lazy.cli.hooks:hooks_group",
     "daemon": "lazy.cli.daemon:daemon_group",
+    "agent-image": "lazy.cli.agent_image:agent_image_group",
 }
 
 

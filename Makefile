@@ -24,11 +24,13 @@ $(STAMP): pyproject.toml
 
 deps: $(STAMP)
 
-# Debian packages the tests drive (tmux for interactive Claude Code); installed only when root.
+# Debian packages the tests drive (tmux for interactive Claude Code; docker.io and socat for the
+# one-shot sandbox: tests/sandbox starts its own dockerd); installed only when root.
 sysdeps:
-	@if ! command -v tmux >/dev/null || ! command -v rg >/dev/null; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tmux ripgrep >/dev/null; \
-	  else echo "tmux and ripgrep are needed: apt-get install tmux ripgrep"; exit 1; fi; fi
+	@if ! command -v tmux >/dev/null || ! command -v rg >/dev/null || ! command -v dockerd >/dev/null \
+	    || ! command -v socat >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tmux ripgrep docker.io socat >/dev/null; \
+	  else echo "tmux, ripgrep, docker.io and socat are needed: apt-get install tmux ripgrep docker.io socat"; exit 1; fi; fi
 
 $(EXT_STAMP): extension/package.json extension/package-lock.json
 	cd extension && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error

@@ -1,1 +1,1 @@
-"""Asking a stored transcript instead of reading it: `lazy ask`."""
+"""lazy's machine one-shots (`claude -p` in a throwaway container) and `lazy ask`, which asks them."""

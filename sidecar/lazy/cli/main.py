@@ -31,6 +31,7 @@ COMMANDS = {
     "daemon": "lazy.cli.daemon:daemon_group",
     "ask": "lazy.cli.ask:ask",
     "tasks": "lazy.cli.tasks:tasks",
+    "agent-image": "lazy.cli.agent_image:agent_image_group",
 }
 
 

@@ -29,6 +29,7 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (housekeeping.TITLE, housekeeping.housekeeping_check),
     (scaffolding.TITLE, scaffolding.scaffolding_check),
     (system.DOCKER, system.docker_check),
+    (system.AGENT_IMAGE, system.agent_image_check),
     (system.PYTHON, system.python_check),
     (system.DISK, system.disk_check),
 )

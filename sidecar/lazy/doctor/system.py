@@ -12,6 +12,7 @@ from lazy.doctor.context import Context
 from lazy.doctor.report import Check
 
 DOCKER = "Docker is reachable (for lazy ask)"
+AGENT_IMAGE = "The agent image is built (for lazy's one-shots)"
 PYTHON = "Python and dependencies are supported"
 DISK = "Free disk where the store lives"
 
@@ -56,6 +57,27 @@ def docker_check(_: Context) -> Check:
         detail = [f"the Docker engine at {where} answered /_ping, but not OK"]
         return Check(DOCKER, "warn", detail, fix)
     return Check(DOCKER, "ok", [f"the Docker engine at {where} answered /_ping"])
+
+
+def agent_image_check(_: Context) -> Check:
+    """The image every one-shot runs in exists in the engine. A warning when not: only the
+    one-shots (lazy ask, summaries, LLM compaction) need it."""
+    from lazy.ask import engine
+    from lazy.ask.oneshot import OneShotError
+
+    fix = "lazy agent-image build"
+    try:
+        client = engine.connect(timeout=DOCKER_TIMEOUT)
+    except OneShotError as e:
+        detail = [f"cannot look for {engine.IMAGE}: Docker is not reachable [{e.code}]"]
+        return Check(AGENT_IMAGE, "warn", detail, fix)
+    try:
+        engine.require_image(client, engine.IMAGE)
+    except OneShotError as e:
+        return Check(AGENT_IMAGE, "warn", [f"{e} [{e.code}: {e.detail}]"], fix)
+    finally:
+        client.close()
+    return Check(AGENT_IMAGE, "ok", [f"{engine.IMAGE} is in the Docker engine"])
 
 
 def python_check(_: Context) -> Check:

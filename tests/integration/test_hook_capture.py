@@ -266,6 +266,23 @@ def test_the_budget_interrupts_a_long_capture_and_the_next_hook_finishes_it(
     assert len(keys(lazy_home)[s.id]) == 20_000
 
 
+def test_a_hook_regroups_what_an_interrupted_one_captured(lazy_home: Path, projects: Path) -> None:
+    """A hook interrupted after its capture committed but before the regrouping (as the
+    budget can): the next hook finds nothing new in the file and still puts the session in
+    its Builder."""
+    from lazy.capture.pipeline import capture_file
+
+    s = Session(projects, "/w/regroup")
+    s.turn("first question", "first answer")
+    with Store.open(lazy_home) as store:
+        capture_file(store, s.path, regroup=False, tool="claude")  # committed, not regrouped
+        assert scalar(store.conn, "SELECT COUNT(*) FROM builders") == 0
+    assert hook_capture.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "captured"
+    with Store.open(lazy_home) as store:
+        assert scalar(store.conn, "SELECT builder_id FROM sessions WHERE id=?", s.id) == s.id
+    assert hook_capture.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "unchanged"
+
+
 def test_help_says_where_the_fallback_log_is(lazy_home: Path, user_home: Path) -> None:
     p = run_lazy(lazy_home, user_home, "capture", "--help")
     assert "hook-failures.log" in p.stdout and "exits 0" in p.stdout.replace("\n", " ")

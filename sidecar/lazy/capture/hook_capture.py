@@ -293,8 +293,9 @@ def _capture(
         for path in session_files(hook.transcript):
             result = capture_file(store, path, regroup=False, tool="claude")
             sessions |= result.sessions
-        if sessions:
-            refresh(store)
+        # always: an earlier hook interrupted after its capture committed left the regrouping
+        # to do (cheap when nothing is pending: no write lock is taken)
+        regrouped = refresh(store)
     except (StoreError, sqlite3.Error) as caught:
         dog.settled()
         e = caught if isinstance(caught, StoreError) else explain(caught)
@@ -313,9 +314,9 @@ def _capture(
         _record(store, fallback, context, "error", reason, e.code, e.detail, store_ok=not busy)
         return "store-error"
     dog.settled()
-    if sessions:
+    if sessions or regrouped:
         _index(store)
-    return "captured" if sessions else "unchanged"
+    return "captured" if sessions or regrouped else "unchanged"
 
 
 def _index(store: Store) -> None:

@@ -1,0 +1,55 @@
+"""`lazy ask` end to end: a stored conversation asked through the real one-shot runner (the
+real Claude Code CLI in a hardened container of the test agent image, its only channel the
+audited proxy) answered by the fake model API on the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from docker_support import Engine
+from fake_anthropic import Rule, text
+from test_oneshot_runner import REAL_KEY, fake_api
+
+from claude_session import Session
+from lazy.ask import paths
+
+LAZY = str(Path(sys.executable).with_name("lazy"))
+
+
+def test_lazy_ask_answers_a_stored_conversation_from_a_real_container(
+    engine: Engine, tmp_path: Path
+) -> None:
+    projects = Path(os.environ["HOME"]) / ".claude" / "projects"
+    s = Session(projects, "/srv/projects/asked")
+    s.turn("which compression for the raw archive?", "we chose zstd, level 3")
+    env = {**os.environ, "LAZY_HOME": str(tmp_path / "lazy"), "NO_COLOR": "1"}
+    subprocess.run(
+        [LAZY, "import-conversation", "--all-projects", "--yes"], env=env, check=True,
+        capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    rule = Rule("answer", [text("zstd at level 3 (#2)")], user_contains="what did we choose")
+    with fake_api([rule]) as fake:
+        p = subprocess.run(
+            [LAZY, "ask", s.id[:8], "-m", "what did we choose for compression?", "--json"],
+            env={**env, "ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": REAL_KEY},
+            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["answer"] == "zstd at level 3 (#2)"
+    assert (out["chunks"], out["relevantChunks"], out["warnings"]) == (1, 1, [])
+    assert rule.used == 1  # one pass, through the channel
+    assert engine.labelled() == []  # the container is gone
+    audit = [json.loads(line) for line in paths.audit_log().read_text().splitlines()]
+    assert any(r["path"].startswith("/v1/messages") and r["status"] == 200 for r in audit)
+    # nothing written back: the store still holds the one conversation as it was
+    listed = subprocess.run(
+        [LAZY, "conversations", "--all-projects", "--json"], env=env, capture_output=True,
+        text=True, timeout=120, check=True,
+    )  # fmt: skip
+    builders = json.loads(listed.stdout)["builders"]
+    assert [(b["id"], b["message_count"]) for b in builders] == [(s.id, 2)]

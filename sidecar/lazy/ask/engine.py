@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from lazy.ask.oneshot import OneShotError
+from lazy.procs import pid_alive
 
 # every one-shot container carries these labels; the sweep goes by them
 LABEL = "lazy.oneshot"
@@ -63,16 +64,6 @@ def require_image(client: Any, image: str = IMAGE) -> None:
         ) from e
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep(client: Any) -> list[str]:
     """Remove the one-shot containers a lazy that no longer runs left behind (killed -9, or
     the engine went away mid-run); those of a live lazy are its business. Names removed."""
@@ -81,7 +72,7 @@ def sweep(client: Any) -> list[str]:
     removed = []
     for c in client.containers.list(all=True, filters={"label": LABEL}):
         owner = str(c.labels.get(OWNER_LABEL, ""))
-        if owner.isdigit() and _alive(int(owner)):
+        if owner.isdigit() and pid_alive(int(owner)):
             continue
         with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
             c.remove(force=True)

@@ -25,6 +25,7 @@ import tantivy
 
 from lazy.index.documents import TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
+from lazy.procs import pid_alive
 from lazy.store import Store
 
 if TYPE_CHECKING:
@@ -327,18 +328,8 @@ def _sweep(home: Path) -> None:
     """Remove what a build or swap killed midway left behind (its process is gone)."""
     for d in [*home.glob("index.new-*"), *home.glob("index.old-*")]:
         pid = d.name.rsplit("-", 1)[-1]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             shutil.rmtree(d, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _swap(home: Path, fresh: Path) -> None:

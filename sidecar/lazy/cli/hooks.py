@@ -4,6 +4,9 @@ is written, with no editor and no daemon running."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from rich.table import Table
@@ -61,6 +64,29 @@ def hooks_group() -> None:
     """
 
 
+@contextmanager
+def _settings_errors(path: Path) -> Iterator[None]:
+    """Settings refused (not JSON, a shape Claude Code would not read, an unknown lazy or a
+    too-old claude) or not writable, as one-line errors naming the file."""
+    try:
+        yield
+    except cc.SettingsError as e:
+        raise _settings_error(e) from e
+    except OSError as e:
+        raise click.ClickException(f"{path}: could not be written: {e}") from e
+
+
+def _write(change: cc.Change, dry_run: bool, as_json: bool) -> bool:
+    """Write the change, unless --dry-run; False when the dry run's diff was shown instead
+    (nothing more to say)."""
+    if dry_run and not as_json:
+        _show_dry_run(change)
+        return False
+    if not dry_run:
+        cc.apply(change)
+    return True
+
+
 @hooks_group.command("install")
 @click.option(
     "--dry-run", is_flag=True, help="Show the change to the settings file; write nothing."
@@ -79,19 +105,12 @@ def install(dry_run: bool, as_json: bool) -> None:
     """
     path = cc.settings_path()
     claude = cc.installed_claude()
-    try:
+    with _settings_errors(path):
         lazy = cc.this_lazy()
         events = cc.events_for(claude)
         change = cc.plan_install(path, lazy, events)
-        if dry_run and not as_json:
-            _show_dry_run(change)
+        if not _write(change, dry_run, as_json):
             return
-        if not dry_run:
-            cc.apply(change)
-    except cc.SettingsError as e:
-        raise _settings_error(e) from e
-    except OSError as e:
-        raise click.ClickException(f"{path}: could not be written: {e}") from e
     if as_json:
         _as_json(change, dry_run, cc.command_for(lazy))
         return
@@ -125,17 +144,10 @@ def install(dry_run: bool, as_json: bool) -> None:
 def uninstall(dry_run: bool, as_json: bool) -> None:
     """Remove lazy's capture hooks from Claude Code's settings; nothing else is touched."""
     path = cc.settings_path()
-    try:
+    with _settings_errors(path):
         change = cc.plan_uninstall(path)
-        if dry_run and not as_json:
-            _show_dry_run(change)
+        if not _write(change, dry_run, as_json):
             return
-        if not dry_run:
-            cc.apply(change)
-    except cc.SettingsError as e:
-        raise _settings_error(e) from e
-    except OSError as e:
-        raise click.ClickException(f"{path}: could not be written: {e}") from e
     if as_json:
         _as_json(change, dry_run, None)
         return

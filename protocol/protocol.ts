@@ -1,6 +1,25 @@
 // Generated from sidecar/lazy/server/protocol.py by .venv/bin/python protocol/generate.py; do not edit.
 // Field names travel exactly as the pydantic models name them (snake_case).
 
+/**
+ * A question about a Builder (its id, any of its session ids, or a unique prefix) or a
+ * task (its code: its prompt, then the messages it was promoted from), as `lazy ask`.
+ */
+export interface AskRunParams {
+  id: string;
+  question: string;
+}
+
+/** The answer, as `lazy ask --json` gives it. Nothing was written back. */
+export interface AskRunResult {
+  builder_id: string;
+  task?: string | null;
+  answer: string;
+  chunks: number;
+  relevant_chunks: number;
+  warnings: string[];
+}
+
 export interface BuilderInfo {
   id: string;
   short_id: string;
@@ -286,6 +305,7 @@ export const METHODS = {
   "search/query": { kind: "request", direction: "client->server" },
   "tasks/promote": { kind: "request", direction: "client->server" },
   "tasks/list": { kind: "request", direction: "client->server" },
+  "ask/run": { kind: "request", direction: "client->server" },
   "import/preview": { kind: "request", direction: "client->server" },
   "import/run": { kind: "request", direction: "client->server" },
   "capture/status": { kind: "request", direction: "client->server" },
@@ -303,6 +323,7 @@ export const ErrorCodes = {
   STORE_ERROR: -32004,
   NAME_TAKEN: -32005,
   ALREADY_PROMOTED: -32006,
+  ASK_FAILED: -32007,
 } as const;
 
 /** A page of Builders, newest first. */
@@ -321,6 +342,8 @@ export const SearchQuery = { method: "search/query", kind: "request" } as const;
 export const TasksPromote = { method: "tasks/promote", kind: "request" } as const;
 /** Tasks of the workspace, or those promoted from one Builder. */
 export const TasksList = { method: "tasks/list", kind: "request" } as const;
+/** Ask a Builder or a task a question in a sandboxed one-shot, reporting $/progress (excerpts read); cancellable. */
+export const AskRun = { method: "ask/run", kind: "request" } as const;
 /** What an import would find; nothing is written. */
 export const ImportPreview = { method: "import/preview", kind: "request" } as const;
 /** Import the agents' sessions, reporting $/progress; cancellable. */
@@ -344,6 +367,7 @@ export interface Requests {
   "search/query": { params: SearchQueryParams; result: SearchResults };
   "tasks/promote": { params: TasksPromoteParams; result: TasksPromoteResult };
   "tasks/list": { params: TasksListParams; result: TasksListResult };
+  "ask/run": { params: AskRunParams; result: AskRunResult };
   "import/preview": { params: ImportParams; result: ImportResult };
   "import/run": { params: ImportParams; result: ImportResult };
   "capture/status": { params: NoParams; result: CaptureStatusResult };

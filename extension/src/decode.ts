@@ -3,6 +3,7 @@
 // generated types say what *should* arrive; these make sure a mismatched sidecar version
 // fails loudly at the edge instead of deep inside a tree item.
 import type {
+  AskRunResult,
   BuilderInfo,
   BuildersDidChange,
   BuildersListResult,
@@ -239,6 +240,15 @@ export const tasksPromoteResult = obj<TasksPromoteResult>({
 
 export const tasksListResult = obj<TasksListResult>({ items: arr(task) });
 
+export const askRunResult = obj<AskRunResult>({
+  builder_id: str,
+  task: optional(nullable(str)),
+  answer: str,
+  chunks: int,
+  relevant_chunks: int,
+  warnings: arr(str),
+});
+
 const skipInfo = obj<SkipInfo>({ session_id: str, path: str, reason: str });
 const quarantineInfo = obj<QuarantineInfo>({ file: str, line: int, reason: str });
 
@@ -309,6 +319,7 @@ export const RESULT_DECODERS: { [M in RequestName]: Decoder<Requests[M]["result"
   "search/query": searchResults,
   "tasks/promote": tasksPromoteResult,
   "tasks/list": tasksListResult,
+  "ask/run": askRunResult,
   "import/preview": importResult,
   "import/run": importResult,
   "capture/status": captureStatusResult,

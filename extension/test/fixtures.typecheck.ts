@@ -3,6 +3,7 @@
 // ("captured" → string, [48, 53] → number[]), so the targets are widened the same way; the
 // literals themselves are checked at run time by test/unit/fixtures.test.ts.
 import type * as P from "../src/protocol";
+import askRun from "../../protocol/fixtures/ask_run.json";
 import buildersDidChange from "../../protocol/fixtures/builders_didChange.json";
 import buildersGet from "../../protocol/fixtures/builders_get.json";
 import buildersList from "../../protocol/fixtures/builders_list.json";
@@ -35,6 +36,8 @@ type NoExtraKeys<A, B> = Exclude<keyof A, keyof B> extends never ? true : never;
 const exact = <A, B>(_: NoExtraKeys<A, B>): void => undefined;
 
 export const checks: unknown[] = [
+  ((p: Widen<P.AskRunParams>) => p)(askRun.params),
+  ((r: Widen<P.AskRunResult>) => r)(askRun.result),
   ((p: Widen<P.BuildersDidChange>) => p)(buildersDidChange.params),
   ((p: Widen<P.BuildersGetParams>) => p)(buildersGet.params),
   ((r: Widen<P.BuilderInfo>) => r)(buildersGet.result),
@@ -61,6 +64,8 @@ export const checks: unknown[] = [
   ((r: Widen<P.TranscriptsPageResult>) => r)(transcriptsPage.result),
 ];
 
+exact<typeof askRun.params, P.AskRunParams>(true);
+exact<typeof askRun.result, P.AskRunResult>(true);
 exact<typeof buildersGet.result, P.BuilderInfo>(true);
 exact<typeof captureStatus.params, P.NoParams>(true);
 exact<(typeof buildersList.result.items)[number], P.BuilderInfo>(true);

@@ -124,6 +124,35 @@ class TasksListResult(BaseModel):
     items: list[Task]
 
 
+# The code action the sidecar offers on a transcript opened as text (scheme lazy-transcript,
+# textDocument/codeAction) carries the command PROMOTE_COMMAND with one argument: a
+# TasksPromoteParams holding only the range (builder_id, from_message, to_message), for the
+# extension to open the promote form on.
+PROMOTE_COMMAND = "lazy.promoteMessages"
+
+
+# ---- ask ------------------------------------------------------------------------------------
+
+
+class AskRunParams(BaseModel):
+    """A question about a Builder (its id, any of its session ids, or a unique prefix) or a
+    task (its code: its prompt, then the messages it was promoted from), as `lazy ask`."""
+
+    id: str
+    question: str
+
+
+class AskRunResult(BaseModel):
+    """The answer, as `lazy ask --json` gives it. Nothing was written back."""
+
+    builder_id: str
+    task: str | None = None  # the task's code, when a task was asked about
+    answer: str
+    chunks: int  # excerpts the transcript was read in (1: one pass)
+    relevant_chunks: int  # excerpts that had anything bearing on the question
+    warnings: list[str]  # every degradation: an excerpt not read, a message cut, notes left out
+
+
 # ---- import ---------------------------------------------------------------------------------
 
 
@@ -199,6 +228,9 @@ METHODS: tuple[Method, ...] = (
            "Promote a range of a Builder's messages to a backlog task."),
     Method("tasks/list", "request", "client->server", TasksListParams, TasksListResult,
            "Tasks of the workspace, or those promoted from one Builder."),
+    Method("ask/run", "request", "client->server", AskRunParams, AskRunResult,
+           "Ask a Builder or a task a question in a sandboxed one-shot, reporting $/progress"
+           " (excerpts read); cancellable."),
     Method("import/preview", "request", "client->server", ImportParams, ImportResult,
            "What an import would find; nothing is written."),
     Method("import/run", "request", "client->server", ImportParams, ImportResult,
@@ -217,7 +249,9 @@ METHODS: tuple[Method, ...] = (
 # data object: not found {id}; ambiguous {prefix, candidates: [{id, started_at, summary}]};
 # bad query {part}; store error {code, detail}; name taken {name, builder_id} (the
 # Builder the name already belongs to in that project); already promoted {task, builder_id,
-# from_message, to_message} (the task the exact range went into). Invalid params is
+# from_message, to_message} (the task the exact range went into); ask failed {code, detail,
+# warnings} (code as `lazy ask` prints it: docker-unavailable, agent-image-missing,
+# ALL_EXCERPTS_FAILED, ...; the warnings gathered before it failed). Invalid params is
 # JSON-RPC's -32602 {errors: [{field, message}]}: also a promotion's range outside the
 # Builder, a taken code, an unknown parent.
 ERRORS = {
@@ -227,5 +261,8 @@ ERRORS = {
     "STORE_ERROR": -32004,
     "NAME_TAKEN": -32005,
     "ALREADY_PROMOTED": -32006,
+    "ASK_FAILED": -32007,
 }
-NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN, ALREADY_PROMOTED = ERRORS.values()
+NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN, ALREADY_PROMOTED, ASK_FAILED = (
+    ERRORS.values()
+)

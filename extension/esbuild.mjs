@@ -1,5 +1,5 @@
-// Two bundles: the extension host (node, CommonJS, vscode external) and the transcript
-// webview script (browser IIFE). The webview CSS is copied beside its script so that
+// Two builds: the extension host (node, CommonJS, vscode external) and the webview scripts
+// (transcript and answer; browser IIFE). The webview CSS is copied beside its script so that
 // localResourceRoots can stay limited to dist/webview.
 import * as esbuild from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
@@ -26,8 +26,8 @@ const extension = {
 
 const webview = {
   ...common,
-  entryPoints: ["src/webview/transcript.ts"],
-  outfile: "dist/webview/transcript.js",
+  entryPoints: ["src/webview/transcript.ts", "src/webview/answer.ts"],
+  outdir: "dist/webview",
   platform: "browser",
   format: "iife",
   target: "es2022",
@@ -35,7 +35,7 @@ const webview = {
 
 async function copyAssets() {
   await mkdir("dist/webview", { recursive: true });
-  await copyFile("src/webview/transcript.css", "dist/webview/transcript.css");
+  for (const css of ["transcript.css", "answer.css"]) await copyFile(`src/webview/${css}`, `dist/webview/${css}`);
 }
 
 const copyPlugin = {

@@ -5,7 +5,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { BuildersProvider, type Node } from "./builders";
+import { AnswerPanels, askAbout, type AskTarget } from "./ask";
+import { BuildersProvider, builderLabel, type Node } from "./builders";
 import { readSettings } from "./config";
 import { isRecord } from "./decode";
 import type { DiscoveryEnv, ExecFile } from "./discovery";
@@ -16,7 +17,8 @@ import { sourcePicks } from "./sources";
 import { StatusBar } from "./status";
 import { resumeTerminal } from "./terminal";
 import { nameBuilder } from "./naming";
-import { promoteMessages, TasksProvider } from "./tasks";
+import { parsePromoteRange } from "./promoteRange";
+import { TasksProvider } from "./tasks";
 import { fixTerminal, HealthProvider, type HealthNode } from "./doctor";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcriptText";
@@ -90,12 +92,22 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const status = new StatusBar(vscode.window.createStatusBarItem("lazy.status", vscode.StatusBarAlignment.Left, 50), client, log);
   const textProvider = new TranscriptTextProvider(client);
+  const answers = new AnswerPanels(
+    context.extensionUri,
+    (id, n) => { void panels.open(id, n).catch((e: unknown) => { report("open transcript", e); }); },
+    log,
+  );
+  const ask = (target: AskTarget): void => {
+    void askAbout({ client, progress: sidecar, log, show: (label, q, r) => { answers.show(label, q, r); } }, target);
+  };
   const panels = new TranscriptPanels({
     extensionUri: context.extensionUri,
     client,
     log,
     onOpened: (id, count) => { void builders.markOpened(id, count); },
     openAsText: (id, sid) => { void openAsText(id, sid).catch((e: unknown) => { report("open as text", e); }); },
+    onPromoted: () => { refreshTasks(); },
+    ask: (id, label) => { ask({ id, label }); },
   });
 
   const report = (what: string, e: unknown): void => {
@@ -112,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     textProvider,
     panels,
+    answers,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, textProvider),
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, panels),
     sidecar.onDidChangeState((state) => {
@@ -204,11 +217,24 @@ export function activate(context: vscode.ExtensionContext): void {
     tasks,
     vscode.window.createTreeView("lazy.tasks", { treeDataProvider: tasks }),
     vscode.commands.registerCommand("lazy.tasks.refresh", refreshTasks),
+    // one form for every way in: the Builders view (pick the range in the transcript) and the
+    // sidecar's code action on the transcript as text (its argument: the range)
     vscode.commands.registerCommand("lazy.promoteMessages", async (arg?: unknown) => {
+      const range = parsePromoteRange(arg);
       const node = asNode(arg);
-      const c = client();
-      if (node?.kind !== "builder" || !c) return;
-      if (await promoteMessages(c, node.info)) refreshTasks();
+      const target = range ?? (node?.kind === "builder" ? { builderId: node.info.id, from: null, to: null } : undefined);
+      if (!target) return;
+      await panels.openForPromote(target.builderId, target.from, target.to).catch((e: unknown) => { report("promote messages", e); });
+    }),
+    vscode.commands.registerCommand("lazy.askAboutBuilder", (arg?: unknown) => {
+      const node = asNode(arg);
+      if (node?.kind === "builder") ask({ id: node.info.id, label: builderLabel(node.info) });
+      else if (typeof arg === "string") ask({ id: arg, label: arg.slice(0, 8) });
+      else {
+        const active = panels.activeBuilder();
+        if (active) ask(active);
+        else void vscode.window.showInformationMessage("Lazy: open a transcript, or pick a Builder in the Builders view, to ask about it.");
+      }
     }),
     vscode.commands.registerCommand("lazy.nameBuilder", async (arg?: unknown) => {
       const node = asNode(arg);

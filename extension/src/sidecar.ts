@@ -155,7 +155,9 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
       options: { env },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [],
+      // the transcript opened as text: the sidecar offers "Promote messages N–M to task" on a
+      // selection there (textDocument/codeAction), so those documents are synced to it
+      documentSelector: [{ scheme: "lazy-transcript" }],
       outputChannel: log,
       initializationOptions: initializationOptions(settings),
       // the status bar offers the restart: a crash loop restarting itself would only hide it

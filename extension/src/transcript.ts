@@ -5,8 +5,9 @@ import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "./client";
 import { builderLabel } from "./builders";
-import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelState } from "./messages";
-import type { BuilderInfo } from "./protocol";
+import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelState, type WebviewToHost } from "./messages";
+import { builderTasks, promotedMessage, submitPromote } from "./promoteForm";
+import type { BuilderInfo, Task } from "./protocol";
 
 export const VIEW_TYPE = "lazy.transcript";
 
@@ -17,7 +18,14 @@ export interface TranscriptDeps {
   /** The user looked at a Builder: remember its size for the "grew" badge. */
   onOpened(builderId: string, messageCount: number): void;
   openAsText(builderId: string, sessionId: string | null): void;
+  /** A task was promoted from a transcript: the Tasks view refreshes. */
+  onPromoted(task: Task): void;
+  /** The transcript's "Ask…" button. */
+  ask(builderId: string, label: string): void;
 }
+
+/** The promote form to open once the page is up: on a range, or asking for one. */
+type PendingPick = { from: number | null; to: number | null };
 
 export function nonce(): string {
   return crypto.randomBytes(18).toString("base64");
@@ -52,11 +60,31 @@ export function transcriptHtml(opts: { cspSource: string; nonce: string; scriptU
     <label><input id="only-matching" type="checkbox"> Only matching</label>
     <span id="find-count" class="find-count"></span>
     <button id="open-as-text" title="Open the transcript as a read-only text document">Open as text</button>
+    <button id="ask" title="Ask a question about this Builder (answered by a sandboxed one-shot)">Ask about this Builder…</button>
   </div>
 </div>
 <div id="banner" class="banner" role="alert" hidden></div>
+<div id="notice" class="notice" role="status" hidden></div>
 <main id="messages"></main>
 <div id="status" class="status"></div>
+<form id="promote" class="promote" aria-label="Promote messages to a task" hidden>
+  <div class="promote-head"><strong id="promote-range"></strong> <span id="promote-hint" class="hint"></span></div>
+  <div id="promote-same" class="refusal" role="alert" hidden></div>
+  <div id="promote-overlap" class="overlap" role="status" hidden></div>
+  <div id="promote-range-error" class="field-error" hidden></div>
+  <label>Goal <input id="promote-goal" type="text" autocomplete="off"></label>
+  <div id="promote-goal-error" class="field-error" hidden></div>
+  <label>Code <input id="promote-code" type="text" autocomplete="off"></label>
+  <div id="promote-code-error" class="field-error" hidden></div>
+  <label>Parent <input id="promote-parent" type="text" autocomplete="off"></label>
+  <div id="promote-parent-error" class="field-error" hidden></div>
+  <label>Prompt <textarea id="promote-prompt" rows="4"></textarea></label>
+  <div id="promote-prompt-error" class="field-error" hidden></div>
+  <div class="promote-buttons">
+    <button id="promote-submit" type="submit" class="primary">Promote to task</button>
+    <button id="promote-cancel" type="button">Cancel</button>
+  </div>
+</form>
 <script nonce="${opts.nonce}" src="${opts.scriptUri}"></script>
 </body>
 </html>`;
@@ -69,6 +97,7 @@ function truncate(s: string, n: number): string {
 class TranscriptPanel {
   private builder: BuilderInfo | undefined;
   private ready = false;
+  private pick: PendingPick | null = null;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -117,7 +146,59 @@ class TranscriptPanel {
       case "openAsText":
         this.deps.openAsText(this.builderId, m.sessionId);
         return;
+      case "ask":
+        this.deps.ask(this.builderId, this.label());
+        return;
+      case "promote":
+        await this.promote(m);
+        return;
     }
+  }
+
+  private async promote(m: Extract<WebviewToHost, { type: "promote" }>): Promise<void> {
+    const client = this.deps.client();
+    if (!client) {
+      this.post({ type: "promoteFailed", message: "The lazy sidecar is not running.", task: null, errors: [] });
+      return;
+    }
+    const answer = await submitPromote(client, this.builderId, m);
+    this.post(answer);
+    if (answer.type === "promoted") {
+      void vscode.window.showInformationMessage(promotedMessage(answer.task, answer.overlapping));
+      this.deps.onPromoted(answer.task);
+      await this.sendTasks();
+    }
+  }
+
+  /** What was promoted from this Builder, for the form's overlap check and the marks. */
+  private async sendTasks(): Promise<void> {
+    const client = this.deps.client();
+    if (!client) return;
+    try {
+      this.post({ type: "tasks", tasks: await builderTasks(client, this.builderId) });
+    } catch (e) {
+      this.deps.log.warn(`tasks/list for ${this.builderId}: ${describeFailure(e)}`);
+    }
+  }
+
+  /** Open the promote form (on a range, or asking for one). A page still loading gets it
+   * after its init, like a reveal. */
+  pickRange(from: number | null, to: number | null): void {
+    this.pick = { from, to };
+    const alive = this.panel.visible && this.ready && this.builder !== undefined;
+    this.panel.reveal(undefined, false);
+    if (alive) this.flushPick();
+  }
+
+  private flushPick(): void {
+    const pick = this.pick;
+    if (!pick) return;
+    this.pick = null;
+    this.post({ type: "pickRange", from: pick.from, to: pick.to });
+  }
+
+  label(): string {
+    return this.builder ? builderLabel(this.builder) : this.builderId.slice(0, 8);
   }
 
   /** (Re)load the Builder and start the page over; also after the sidecar restarts. */
@@ -133,9 +214,16 @@ class TranscriptPanel {
       this.builder = builder;
       this.builderId = builder.id;
       this.panel.title = truncate(builderLabel(builder), 40);
+      // a range to promote is on the Builder's own line, opened at its start
+      if (this.pick) {
+        this.sessionId = null;
+        this.focus = this.pick.from ?? this.focus;
+      }
       this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus });
       this.focus = null;
       this.deps.onOpened(builder.id, builder.message_count);
+      await this.sendTasks();
+      this.flushPick();
     } catch (e) {
       this.post({ type: "error", message: `Could not open ${this.builderId}: ${describeFailure(e)}` });
     }
@@ -199,6 +287,22 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
 
   /** Open (or bring forward) the panel of a Builder, at a message when given. */
   async open(idOrPrefix: string, number?: number | null, sessionId?: string | null): Promise<void> {
+    await this.panelFor(idOrPrefix, number ?? null, sessionId ?? null, false);
+  }
+
+  /** Open a Builder's transcript with the promote form: on the range, or asking for one. */
+  async openForPromote(idOrPrefix: string, from: number | null, to: number | null): Promise<void> {
+    const p = await this.panelFor(idOrPrefix, from, null, true);
+    p.pickRange(from, to);
+  }
+
+  /** The Builder of the transcript the user is looking at (the editor title's Ask). */
+  activeBuilder(): { id: string; label: string } | undefined {
+    for (const p of this.panels.values()) if (p.panel.active) return { id: p.builderId, label: p.label() };
+    return undefined;
+  }
+
+  private async panelFor(idOrPrefix: string, number: number | null, sessionId: string | null, quiet: boolean): Promise<TranscriptPanel> {
     let id = idOrPrefix;
     if (!this.panels.has(id)) {
       // a prefix or a session id: find the Builder's own id, so there is one panel per
@@ -215,21 +319,23 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     }
     const existing = this.panels.get(id);
     if (existing) {
-      existing.reveal(number ?? null, sessionId ?? null);
-      return;
+      // the form's own pick reveals (and posts its range) itself
+      if (!quiet) existing.reveal(number, sessionId);
+      return existing;
     }
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, "Transcript", vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, "dist", "webview")],
     });
-    this.track(panel, { builderId: id, sessionId: sessionId ?? null, number: number ?? null });
+    return this.track(panel, { builderId: id, sessionId, number });
   }
 
-  private track(panel: vscode.WebviewPanel, state: PanelState): void {
+  private track(panel: vscode.WebviewPanel, state: PanelState): TranscriptPanel {
     const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, () => {
       if (this.panels.get(p.builderId) === p) this.panels.delete(p.builderId);
     });
     this.panels.set(state.builderId, p);
+    return p;
   }
 
   deserializeWebviewPanel(panel: vscode.WebviewPanel, raw: unknown): Thenable<void> {

@@ -6,6 +6,7 @@ import type { BuilderInfo, MessageView } from "../protocol";
 import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type WebviewToHost } from "../messages";
 import { plainText } from "../text";
 import { formatTimestamp } from "../time";
+import { PromoteForm } from "./promote";
 import { builderMeta, el, renderMessage } from "./render";
 
 interface VsCodeApi {
@@ -30,6 +31,7 @@ const ui = {
   next: byId("find-next") as HTMLButtonElement,
   only: byId("only-matching") as HTMLInputElement,
   asText: byId("open-as-text") as HTMLButtonElement,
+  ask: byId("ask") as HTMLButtonElement,
   banner: byId("banner"),
   list: byId("messages"),
   status: byId("status"),
@@ -56,6 +58,39 @@ let current = -1;
 const post = (m: WebviewToHost): void => {
   vscode.postMessage(m);
 };
+
+const form = new PromoteForm(
+  doc,
+  {
+    form: byId("promote") as HTMLFormElement,
+    range: byId("promote-range"),
+    hint: byId("promote-hint"),
+    same: byId("promote-same"),
+    overlap: byId("promote-overlap"),
+    rangeError: byId("promote-range-error"),
+    notice: byId("notice"),
+    inputs: {
+      goal: byId("promote-goal") as HTMLInputElement,
+      code: byId("promote-code") as HTMLInputElement,
+      parent: byId("promote-parent") as HTMLInputElement,
+      prompt: byId("promote-prompt") as HTMLTextAreaElement,
+    },
+    errors: {
+      goal: byId("promote-goal-error"),
+      code: byId("promote-code-error"),
+      parent: byId("promote-parent-error"),
+      prompt: byId("promote-prompt-error"),
+    },
+    cancel: byId("promote-cancel") as HTMLButtonElement,
+  },
+  {
+    post,
+    builderId: () => builder?.id,
+    onMainLine: () => line === null,
+    message: (n) => (line === null ? messages.get(n) : undefined),
+    entries: () => Array.from(ui.list.querySelectorAll<HTMLElement>(".entry")),
+  },
+);
 
 function request(start: number, count: number): void {
   if (pending) return;
@@ -86,6 +121,7 @@ function renderEntry(m: MessageView): HTMLElement {
   const previous = messages.get(m.number - 1);
   const r = renderMessage(doc, m, { query, previous, formatTime: formatTimestamp });
   if (query && ui.only.checked && r.matches === 0) r.entry.classList.add("hidden");
+  form.decorate(r.entry);
   return r.entry;
 }
 
@@ -208,6 +244,16 @@ ui.prev.addEventListener("click", () => { step(-1); });
 ui.next.addEventListener("click", () => { step(1); });
 ui.only.addEventListener("change", () => { refreshFind(true); });
 ui.asText.addEventListener("click", () => { post({ type: "openAsText", sessionId: line }); });
+ui.ask.addEventListener("click", () => { post({ type: "ask" }); });
+// one listener for every message's "Start here" / "End here"
+ui.list.addEventListener("click", (e) => {
+  const button = e.target instanceof Element ? e.target.closest("button[data-range]") : null;
+  const entry = button?.closest(".entry");
+  const n = entry instanceof HTMLElement ? Number(entry.dataset.number) : NaN;
+  if (!(button instanceof HTMLElement) || !Number.isInteger(n)) return;
+  if (button.dataset.range === "start") form.startHere(n);
+  else form.endHere(n);
+});
 ui.line.addEventListener("change", () => { resetLine(ui.line.value || null, null); });
 
 // ---- messages from the extension -------------------------------------------------------------
@@ -248,6 +294,26 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
     case "reveal":
       if (m.sessionId !== line) resetLine(m.sessionId, m.number);
       else reveal(m.number);
+      break;
+    case "tasks":
+      form.setTasks(m.tasks);
+      break;
+    case "pickRange":
+      if (m.from === null || m.to === null) {
+        if (line !== null) resetLine(null, null);
+        form.askForRange();
+      } else {
+        if (line !== null) resetLine(null, m.from);
+        else if (pending) focus = m.from; // revealed when the page in flight arrives
+        else reveal(m.from);
+        form.select(m.from, m.to);
+      }
+      break;
+    case "promoted":
+      form.onPromoted(m.task, m.overlapping);
+      break;
+    case "promoteFailed":
+      form.onFailed(m.message, m.task, m.errors);
       break;
     case "error":
       pending = false;

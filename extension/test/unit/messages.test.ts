@@ -18,6 +18,9 @@ describe("webview → extension messages", () => {
       count: 1,
     });
     assert.deepEqual(parseWebviewMessage({ type: "openAsText", sessionId: null }), { type: "openAsText", sessionId: null });
+    assert.deepEqual(parseWebviewMessage({ type: "ask" }), { type: "ask" });
+    const promote = { type: "promote", from: 2, to: 3, goal: "g", code: "", parent: "", prompt: "<b>x</b>" };
+    assert.deepEqual(parseWebviewMessage(promote), promote);
   });
 
   it("drops fields it does not know", () => {
@@ -37,6 +40,10 @@ describe("webview → extension messages", () => {
     ["a huge count", { type: "loadPage", sessionId: null, start: 1, count: 100000 }],
     ["no sessionId", { type: "loadPage", start: 1, count: 200 }],
     ["sessionId a number", { type: "openAsText", sessionId: 7 }],
+    ["a reversed range", { type: "promote", from: 3, to: 2, goal: "", code: "", parent: "", prompt: "" }],
+    ["a promote without its fields", { type: "promote", from: 2, to: 3 }],
+    ["a null goal", { type: "promote", from: 2, to: 3, goal: null, code: "", parent: "", prompt: "" }],
+    ["a runaway prompt", { type: "promote", from: 2, to: 3, goal: "", code: "", parent: "", prompt: "x".repeat(100_001) }],
   ];
   for (const [what, value] of bad) {
     it(`rejects ${what}`, () => {
@@ -63,6 +70,24 @@ describe("extension → webview messages", () => {
     assert.equal(page.type === "page" && page.messages[0]?.text, "<script>alert(1)</script>");
     assert.deepEqual(parseHostMessage({ type: "reveal", sessionId: null, number: 4 }), { type: "reveal", sessionId: null, number: 4 });
     assert.deepEqual(parseHostMessage({ type: "error", message: "x" }), { type: "error", message: "x" });
+  });
+
+  const t = { code: "c", goal: "g", prompt: "p", created_at: "2025-06-12T10:00:00Z", builder_id: "b", from_message: 2, to_message: 3 };
+
+  it("accepts the promote form's messages", () => {
+    assert.deepEqual(parseHostMessage({ type: "tasks", tasks: [t] }), { type: "tasks", tasks: [t] });
+    assert.deepEqual(parseHostMessage({ type: "pickRange", from: null, to: null }), { type: "pickRange", from: null, to: null });
+    assert.deepEqual(parseHostMessage({ type: "pickRange", from: 2, to: 3 }), { type: "pickRange", from: 2, to: 3 });
+    assert.deepEqual(parseHostMessage({ type: "promoted", task: t, overlapping: [] }), { type: "promoted", task: t, overlapping: [] });
+    const failed = { type: "promoteFailed", message: "m", task: "c", errors: [{ field: "code", message: "taken" }] };
+    assert.deepEqual(parseHostMessage(failed), failed);
+  });
+
+  it("rejects malformed promote messages", () => {
+    assert.ok(parseHostMessage({ type: "tasks", tasks: [{ ...t, from_message: "2" }] }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "pickRange", from: 0, to: 3 }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "promoteFailed", message: "m", task: 1, errors: [] }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "promoteFailed", message: "m", task: null, errors: [{ field: "code" }] }) instanceof Error);
   });
 
   it("rejects malformed pages", () => {

@@ -1,0 +1,170 @@
+// "Ask About This Builder…": a question answered in the background by the sidecar's ask/run (a
+// sandboxed one-shot reading the transcript in excerpts; minutes, possibly), its $/progress in
+// one cancellable notification, the answer in a panel beside the transcript with its warnings
+// and how many excerpts it stands on. The answer is model output: the panel shows it as text.
+import * as vscode from "vscode";
+import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
+import { isRecord } from "./decode";
+import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
+import type { AskRunResult } from "./protocol";
+import type { ProgressSource } from "./sidecar";
+import { nonce } from "./transcript";
+
+export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
+
+export interface AskDeps {
+  client: () => LazyClient | undefined;
+  progress?: ProgressSource;
+  log: vscode.LogOutputChannel;
+  /** Where the answer goes (AnswerPanels.show in the extension). */
+  show(label: string, question: string, result: AskRunResult): void;
+}
+
+export interface AskTarget {
+  id: string;
+  label: string;
+}
+
+/** The sidecar's progress while the request runs, reported in the notification. */
+function follow(source: ProgressSource | undefined, progress: vscode.Progress<{ message?: string }>): vscode.Disposable {
+  const subs: vscode.Disposable[] = [];
+  if (source) {
+    subs.push(
+      source.onDidCreateProgress((t) => {
+        subs.push(
+          source.onProgress(t, (v) => {
+            if (v.kind === "end") return;
+            const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
+            if (message) progress.report({ message });
+          }),
+        );
+      }),
+    );
+  }
+  return new vscode.Disposable(() => {
+    for (const s of subs) s.dispose();
+  });
+}
+
+export async function askAbout(deps: AskDeps, target: AskTarget, question?: string): Promise<AskOutcome> {
+  const client = deps.client();
+  if (!client) {
+    void vscode.window.showErrorMessage("Lazy: the sidecar is not running (Lazy: Restart Sidecar).");
+    return "failed";
+  }
+  const asked =
+    question ??
+    (await vscode.window.showInputBox({
+      title: `Ask about ${target.label}`,
+      prompt: "A question about this conversation: a sandboxed one-shot answers from its transcript (nothing is written back).",
+      placeHolder: "e.g. what did we decide about retention, and why?",
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? undefined : "a question"),
+    }));
+  if (!asked?.trim()) return "dismissed";
+  let result: AskRunResult;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Lazy: asking about ${target.label}`, cancellable: true },
+      async (progress, token) => {
+        const following = follow(deps.progress, progress);
+        try {
+          // the request's token: cancelling sends $/cancelRequest and the sidecar kills the one-shot
+          return await client.request("ask/run", { id: target.id, question: asked.trim() }, token);
+        } finally {
+          following.dispose();
+        }
+      },
+    );
+  } catch (e) {
+    if (isCancellation(e)) {
+      void vscode.window.showInformationMessage("Lazy: ask cancelled.");
+      return "cancelled";
+    }
+    const data = rpcFailure(e).data;
+    if (isRecord(data) && Array.isArray(data.warnings)) for (const w of data.warnings) deps.log.warn(`ask: ${String(w)}`);
+    deps.log.error(`ask/run: ${describeFailure(e)}`);
+    void vscode.window.showErrorMessage(`Lazy: ask failed: ${describeFailure(e)}`, "Show Log").then((pick) => {
+      if (pick) deps.log.show();
+    });
+    return "failed";
+  }
+  for (const w of result.warnings) deps.log.warn(`ask: ${w}`);
+  deps.show(target.label, asked.trim(), result);
+  return "answered";
+}
+
+export const ANSWER_VIEW_TYPE = "lazy.answer";
+
+/** The answer page's shell: static markup, the answer arrives as data. */
+export function answerHtml(opts: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
+  const csp = ["default-src 'none'", `style-src ${opts.cspSource}`, `script-src 'nonce-${opts.nonce}'`].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${opts.styleUri}">
+<title>Answer</title>
+</head>
+<body>
+<h1 id="title"></h1>
+<p id="question" class="question"></p>
+<div id="answer" class="answer"></div>
+<p id="counts" class="counts"></p>
+<ul id="warnings" class="warnings" hidden></ul>
+<script nonce="${opts.nonce}" src="${opts.scriptUri}"></script>
+</body>
+</html>`;
+}
+
+/** Answer panels, each beside the editor it was asked from; a `#12` in the answer reveals
+ * message 12 in the Builder's transcript. */
+export class AnswerPanels implements vscode.Disposable {
+  private readonly panels = new Set<vscode.WebviewPanel>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly reveal: (builderId: string, number: number) => void,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  show(label: string, question: string, result: AskRunResult): void {
+    const root = vscode.Uri.joinPath(this.extensionUri, "dist", "webview");
+    const title = `Answer: ${label.length > 30 ? `${label.slice(0, 29)}…` : label}`;
+    const panel = vscode.window.createWebviewPanel(ANSWER_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+      enableScripts: true,
+      localResourceRoots: [root],
+    });
+    const message: HostToAnswer = { type: "answer", label, question, result };
+    panel.webview.html = answerHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: nonce(),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "answer.js")).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "answer.css")).toString(),
+    });
+    const subs = [
+      panel.webview.onDidReceiveMessage((raw: unknown) => {
+        const m = parseAnswerMessage(raw);
+        if (m instanceof Error) {
+          this.log.warn(`answer webview: rejected a message (${m.message})`);
+        } else if (m.type === "ready") {
+          // also after the panel was hidden and shown again: its page starts over
+          void panel.webview.postMessage(message);
+        } else {
+          this.reveal(result.builder_id, m.number);
+        }
+      }),
+      panel.onDidDispose(() => {
+        this.panels.delete(panel);
+        for (const s of subs) s.dispose();
+      }),
+    ];
+    this.panels.add(panel);
+  }
+
+  dispose(): void {
+    for (const p of [...this.panels]) p.dispose();
+  }
+}

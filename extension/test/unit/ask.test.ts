@@ -1,0 +1,119 @@
+import * as assert from "node:assert/strict";
+import { askAbout, answerHtml } from "../../src/ask";
+import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/askMessages";
+import type { AskRunResult } from "../../src/protocol";
+import type { ProgressValue } from "../../src/sidecar";
+import { FakeClient, FakeLog, RpcError } from "../fakes";
+import { calls, CancellationTokenSource, Disposable, EventEmitter, resetMock, window } from "../mocks/vscode";
+import askFixture from "../../../protocol/fixtures/ask_run.json";
+
+const answered = askFixture.result as AskRunResult;
+const target = { id: "0197a3c2-5e8b-4f1a-9d3c-7b2e6a4f8c10", label: "Design the store" };
+
+function typing(answer: string | undefined): void {
+  window.showInputBox = (...args: unknown[]) => {
+    calls.push({ method: "window.showInputBox", args });
+    return Promise.resolve(answer);
+  };
+}
+
+function shown(method: string): string[] {
+  return calls.filter((c) => c.method === method).map((c) => String(c.args[0]));
+}
+
+describe("Ask About This Builder", () => {
+  beforeEach(resetMock);
+
+  it("asks the typed question with the notification's token, and shows the answer", async () => {
+    typing("  what did we decide about retention?  ");
+    const cts = new CancellationTokenSource();
+    window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: unknown) => Promise<unknown>) =>
+      task({ report: () => undefined }, cts.token));
+    const client = new FakeClient().on("ask/run", () => answered);
+    const got: unknown[] = [];
+    const outcome = await askAbout({ client: () => client, log: new FakeLog().asLog(), show: (...a) => got.push(a) }, target);
+    assert.equal(outcome, "answered");
+    const call = client.callsOf("ask/run")[0];
+    assert.ok(call);
+    assert.deepEqual(call.params, { id: target.id, question: "what did we decide about retention?" });
+    assert.equal(call.token, cts.token, "cancelling the notification cancels the request");
+    assert.deepEqual(got, [[target.label, "what did we decide about retention?", answered]]);
+  });
+
+  it("shows the sidecar's $/progress in its notification", async () => {
+    const reports: unknown[] = [];
+    window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: unknown) => Promise<unknown>) =>
+      task({ report: (v) => reports.push(v) }, new CancellationTokenSource().token));
+    const created = new EventEmitter<string>();
+    const handlers = new Map<string, (v: ProgressValue) => void>();
+    const progress = {
+      onDidCreateProgress: created.event,
+      onProgress: (t: string, h: (v: ProgressValue) => void) => { handlers.set(t, h); return new Disposable(() => handlers.delete(t)); },
+    };
+    const client = new FakeClient().on("ask/run", () => {
+      created.fire("t1");
+      handlers.get("t1")?.({ kind: "begin", title: "Asking 0197a3c2" });
+      handlers.get("t1")?.({ kind: "report", message: "excerpt 1 of 3" });
+      handlers.get("t1")?.({ kind: "end" });
+      return answered;
+    });
+    await askAbout({ client: () => client, progress: progress, log: new FakeLog().asLog(), show: () => undefined }, target, "why?");
+    assert.deepEqual(reports, [{ message: "Asking 0197a3c2" }, { message: "excerpt 1 of 3" }]);
+    assert.equal(handlers.size, 0, "the progress subscription ends with the request");
+  });
+
+  it("does nothing when the question is dismissed or empty", async () => {
+    const client = new FakeClient();
+    typing(undefined);
+    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
+    typing("   ");
+    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
+    assert.equal(client.calls.length, 0);
+  });
+
+  it("says a cancelled ask was cancelled", async () => {
+    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32800, "cancelled")));
+    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "cancelled");
+    assert.deepEqual(shown("window.showInformationMessage"), ["Lazy: ask cancelled."]);
+  });
+
+  it("shows a failure's message and its code (invariant 6)", async () => {
+    const data = { code: "docker-unavailable", detail: "Start Docker (sudo systemctl start docker)", warnings: [] };
+    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, "Docker is not running", data)));
+    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "failed");
+    assert.deepEqual(shown("window.showErrorMessage"), [
+      "Lazy: ask failed: Docker is not running [docker-unavailable] Start Docker (sudo systemctl start docker) (code -32007)",
+    ]);
+  });
+});
+
+describe("the answer page", () => {
+  it("turns #N references into links, and nothing else", () => {
+    assert.deepEqual(answerParts("zstd at level 3 (#2), see #13 and #14."), [
+      { text: "zstd at level 3 (" }, { ref: 2 }, { text: "), see " }, { ref: 13 }, { text: " and " }, { ref: 14 }, { text: "." },
+    ]);
+    assert.deepEqual(answerParts("issue a#12, #0, C# and #x"), [{ text: "issue a#12, #0, C# and #x" }]);
+    assert.deepEqual(answerParts(""), [{ text: "" }]);
+  });
+
+  it("counts the excerpts it stands on", () => {
+    assert.equal(chunkCounts({ ...answered, chunks: 1, relevant_chunks: 1 }), "1 excerpt read, 1 relevant");
+    assert.equal(chunkCounts(answered), "3 excerpts read, 1 relevant");
+  });
+
+  it("validates what crosses the boundary", () => {
+    assert.deepEqual(parseAnswerMessage({ type: "reveal", number: 12 }), { type: "reveal", number: 12 });
+    assert.deepEqual(parseAnswerMessage({ type: "ready", x: 1 }), { type: "ready" });
+    for (const bad of [{ type: "reveal", number: 0 }, { type: "reveal", number: "12" }, { type: "run" }, null, "ready"])
+      assert.ok(parseAnswerMessage(bad) instanceof Error, JSON.stringify(bad));
+    const ok = parseHostAnswer({ type: "answer", label: "l", question: "q", result: answered });
+    assert.ok(!(ok instanceof Error) && ok.result.answer === answered.answer);
+    assert.ok(parseHostAnswer({ type: "answer", label: "l", question: "q", result: { ...answered, chunks: "3" } }) instanceof Error);
+  });
+
+  it("is a static shell under a strict CSP with a nonce", () => {
+    const html = answerHtml({ cspSource: "vscode-webview:", nonce: "N0NCE", scriptUri: "s.js", styleUri: "s.css" });
+    assert.match(html, /default-src 'none'; style-src vscode-webview:; script-src 'nonce-N0NCE'/);
+    assert.match(html, /<script nonce="N0NCE" src="s.js">/);
+  });
+});

@@ -1,4 +1,4 @@
-"""Shared fixtures: an isolated home and store, the shared corpus."""
+"""Shared fixtures: an isolated home and store, the shared corpus, a Docker engine."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import pytest
 
 from lazy.store import Store
 from support import CLAUDE_CORPUS, require
+
+# the Docker engine and agent image, session-scoped: tests/sandbox and tests/vscode share them
+pytest_plugins = ["docker_fixtures"]
 
 
 @pytest.fixture(autouse=True)

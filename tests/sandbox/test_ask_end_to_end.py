@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from docker_support import Engine
 from fake_anthropic import Rule, text
-from test_oneshot_runner import REAL_KEY, fake_api
 
 from claude_session import Session
+from docker_support import Engine
 from lazy.ask import paths
+from oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 

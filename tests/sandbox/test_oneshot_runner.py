@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docker_support import Engine
-from fake_anthropic import AnthropicHandler, FakeAnthropic, Rule, text
+from fake_anthropic import Rule, text
 
+from docker_support import Engine
 from lazy.ask import engine as docker_engine
 from lazy.ask import paths
 from lazy.ask.oneshot import OneShotError, OneShotTimeout
@@ -28,29 +28,10 @@ from lazy.ask.runner import (
     run_dir_for,
 )
 from lazy.records import ONESHOT_MARKER
+from oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
-REAL_KEY = "sk-ant-fake-real-credential"
 PROJECT = "/srv/projects/memory-engine"
-
-
-class KeyRecordingHandler(AnthropicHandler):
-    """The fake, also noting the credential each request arrived with."""
-
-    keys: list[str | None]
-
-    def do_POST(self) -> None:
-        self.keys.append(self.headers.get("x-api-key"))
-        super().do_POST()
-
-
-def fake_api(rules: list[Rule]) -> FakeAnthropic:
-    # no side-call guessing: a request without tools is the one-shot, not a title probe
-    fake = FakeAnthropic(rules, side_classifier=lambda body: None)
-    fake.httpd.RequestHandlerClass = type(
-        "Handler", (KeyRecordingHandler,), {"fake": fake, "keys": []}
-    )
-    return fake
 
 
 def audit_records() -> list[dict[str, Any]]:

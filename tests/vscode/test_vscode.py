@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from docker_support import Engine
+from oneshot_api import REAL_KEY, Rule, fake_api, text
 from support import require
 
 HERE = Path(__file__).resolve().parent
@@ -30,6 +32,9 @@ CODE_SERVER_DIR = Path(
 )
 CHROMIUM = Path(os.environ.get("LAZY_CHROMIUM") or "/usr/bin/chromium")
 
+# the whole Node suite runs in the first test's setup, an ask through a container included
+pytestmark = pytest.mark.timeout(1800)
+
 # the tests of vscode.test.mjs, in their order: pytest id -> the Node test's title
 TESTS = {
     "builders_view": "the Builders view lists the captured sessions",
@@ -38,9 +43,16 @@ TESTS = {
     "tool_call_expands": "a tool call expands to show its output",
     "search_opens_message": "search finds a known phrase and opens its message",
     "hostile_inert": "the hostile transcript renders markup, links and ANSI escapes as inert text",
+    "promote_form": "promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown",
+    "promote_code_action": "the transcript as text offers to promote a selection spanning messages, into the same form",
+    "ask_builder": "Ask About This Builder… answers beside the transcript through the real one-shot",
     "live_session": "a session written while VS Code is open appears without a refresh",
     "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",
 }
+
+# what the ask test asks, and what the fake model answers (its #2 becomes a link)
+ASK_QUESTION = "which colour did the plan settle on?"
+ASK_ANSWER = "The plan settled on periwinkle (#2)."
 
 TAP_LINE = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b(.*))?$")
 
@@ -52,8 +64,21 @@ def _unshare_works() -> bool:
     return shutil.which("unshare") is not None and subprocess.run(argv).returncode == 0
 
 
+def _docker(request: pytest.FixtureRequest) -> tuple[Engine | None, str]:
+    """The session's Docker engine with the agent image (tests/docker_fixtures.py), or why not:
+    only the ask test needs it, the others run without."""
+    try:
+        engine: Engine = request.getfixturevalue("docker_engine")
+        request.getfixturevalue("agent_image")
+    except pytest.skip.Exception as e:  # CI=true fails in the fixture instead
+        return None, str(e.msg)
+    return engine, ""
+
+
 @pytest.fixture(scope="module")
-def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+def node_results(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, tuple[str, str]]:
     entry = CODE_SERVER_DIR / "node_modules" / "code-server" / "out" / "node" / "entry.js"
     require(VSIX.is_file(), f"the packaged extension {VSIX} (cd extension && npm run package)")
     require(entry.is_file(), f"code-server in {CODE_SERVER_DIR} (tests/vscode/install.sh)")
@@ -73,7 +98,31 @@ def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[st
         "LAZY_VSCODE_TMP": str(tmp_path_factory.mktemp("vscode")),
         "LAZY_VSCODE_OUT": str(OUT),
     }
-    proc = subprocess.run(
+    engine, no_docker = _docker(request)
+    rule = Rule("answer", [text(ASK_ANSWER)], user_contains=ASK_QUESTION)
+    with fake_api([rule]) as fake:
+        if engine is None:
+            env["LAZY_ASK_MISSING"] = f"a Docker engine: {no_docker}"
+        else:
+            env.update(
+                DOCKER_HOST=engine.host,
+                ANTHROPIC_BASE_URL=fake.base_url,
+                ANTHROPIC_API_KEY=REAL_KEY,
+                LAZY_ASK_QUESTION=ASK_QUESTION,
+                LAZY_ASK_ANSWER=ASK_ANSWER,
+            )
+        try:
+            proc = _run_node(env)
+        finally:
+            if engine is not None:
+                for c in engine.labelled():  # a one-shot a failed test left
+                    c.remove(force=True)
+    (OUT / "results.tap").write_text(proc.stdout)
+    return _parse_tap(proc)
+
+
+def _run_node(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             "node",
             "--test",
@@ -88,9 +137,11 @@ def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[st
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1500,
     )
-    (OUT / "results.tap").write_text(proc.stdout)
+
+
+def _parse_tap(proc: subprocess.CompletedProcess[str]) -> dict[str, tuple[str, str]]:
     results: dict[str, tuple[str, str]] = {}
     current: str | None = None
     for line in proc.stdout.splitlines():

@@ -33,6 +33,20 @@ const CHROMIUM = process.env.LAZY_CHROMIUM || "/usr/bin/chromium";
 const OUT = process.env.LAZY_VSCODE_OUT || path.join(HERE, "out");
 const CI = process.env.CI === "true";
 const SIDECAR_PATH = process.env.LAZY_SIDECAR_PATH || "";
+// the ask's one-shot: a Docker engine with the test agent image, and the fake model API on
+// loopback (test_vscode.py starts both); code-server passes them on to the sidecar
+const ASK_ENV = Object.fromEntries(
+  ["DOCKER_HOST", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
+);
+const ASK = {
+  question: process.env.LAZY_ASK_QUESTION || "",
+  answer: process.env.LAZY_ASK_ANSWER || "",
+  missing:
+    process.env.LAZY_ASK_MISSING ||
+    (ASK_ENV.DOCKER_HOST && ASK_ENV.ANTHROPIC_BASE_URL && process.env.LAZY_ASK_QUESTION
+      ? ""
+      : "a Docker engine with the agent image and the fake model API (test_vscode.py starts them)"),
+};
 
 /** PATH without the dirs that hold a `lazy` (the repo's venv, a user install), so the extension
  * falls back to the sidecar bundled in the .vsix. */
@@ -188,6 +202,7 @@ function isolatedEnv(extra = {}) {
     XDG_CACHE_HOME: path.join(tmp, "xdg", "cache"),
     XDG_STATE_HOME: path.join(tmp, "xdg", "state"),
     SHELL: "/bin/bash",
+    ...ASK_ENV,
     ...extra,
   };
 }
@@ -523,6 +538,141 @@ test("the hostile transcript renders markup, links and ANSI escapes as inert tex
     if (state.error) continue; // a frame that went away
     assert.deepEqual(state, { pwned: "undefined", scripts: 0, handlers: 0, jsLinks: 0 }, `frame ${f.url()}`);
   }
+});
+
+/** The transcript frame's promote form, once shown, with its texts. */
+async function promoteForm(frame) {
+  const form = frame.locator("#promote");
+  await form.waitFor({ state: "visible" });
+  return form;
+}
+
+/** Click "Start here" on message `from` and "End here" on message `to` in the transcript. */
+async function pickRange(frame, from, to) {
+  await frame.locator(`#m-${from} button.range-start`).click();
+  await frame.locator(`#m-${to} button.range-end`).click();
+}
+
+/** The tasks `lazy tasks list --json` reads from the test's store. */
+function storedTasks() {
+  const out = run([LAZY, "tasks", "list", "--all-projects", "--json"], { env: isolatedEnv({ LAZY_HOME: lazyHome }) });
+  return JSON.parse(out).tasks.map((t) => ({
+    code: t.code,
+    from: t.from_message ?? t.fromMessage,
+    to: t.to_message ?? t.toMessage,
+  }));
+}
+
+async function tasksViewText() {
+  await runCommand("Lazy: Focus on Tasks View");
+  return buildersView().innerText();
+}
+
+let promotedCode = "";
+
+test("promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown", { skip: SKIP }, async () => {
+  await openBuilder(script.plan.summary);
+  const frame = await transcriptFrame(script.plan.messages.map((m) => m.split("\n")[0]));
+  await pickRange(frame, 2, 3);
+  const form = await promoteForm(frame);
+  assert.match(await frame.locator("#promote-range").innerText(), /#2–3/);
+  // the fallbacks shown as placeholders
+  assert.match(await frame.locator("#promote-goal").getAttribute("placeholder"), /what the human said/);
+  assert.match(await frame.locator("#promote-code").getAttribute("placeholder"), /from the goal/);
+  assert.ok(await frame.locator("#m-2").evaluate((e) => e.closest(".entry").classList.contains("in-range")), "#2 is not highlighted");
+  await frame.locator("#promote-goal").fill("Settle the palette");
+  await form.locator("button", { hasText: "Promote to task" }).click();
+  const notice = frame.locator("#notice");
+  await until("the promoted notice", async () => /Promoted #2–3 to task \S+\./.test(await notice.innerText()));
+  promotedCode = /to task (\S+)\./.exec(await notice.innerText())[1];
+  assert.ok(!(await form.isVisible()), "the form stays open after the promotion");
+  // the promoted range is marked
+  await until("#2 and #3 marked with the task", () =>
+    frame.evaluate((code) => [2, 3].every((n) => document.getElementById(`m-${n}`)?.textContent.includes(`task ${code}`)), promotedCode),
+  );
+  assert.deepEqual(storedTasks().filter((t) => t.code === promotedCode), [{ code: promotedCode, from: 2, to: 3 }]);
+  const shot = path.join(OUT, "promote.png");
+  await page.screenshot({ path: shot });
+  await until(`the Tasks view listing ${promotedCode}`, async () => (await tasksViewText()).includes(promotedCode));
+
+  // the same range again: the refusal, naming the task, before submit ...
+  await pickRange(frame, 2, 3);
+  await promoteForm(frame);
+  const same = frame.locator("#promote-same");
+  await until("the same-range warning", async () => (await same.isVisible()) && (await same.innerText()).includes(`already promoted to task ${promotedCode}`));
+  // ... and the sidecar's own refusal when submitted anyway
+  await form.locator("button", { hasText: "Promote to task" }).click();
+  await until("the sidecar's refusal", async () => /Refused:.*already promoted.*\(code -32006\)/s.test(await same.innerText()));
+  assert.equal(storedTasks().length, 1);
+
+  // an overlapping range: shown before submit
+  await pickRange(frame, 3, 4);
+  await promoteForm(frame);
+  await until("the overlap", async () => (await frame.locator("#promote-overlap").innerText()).includes(`task ${promotedCode} (#2–3)`));
+  assert.ok(!(await same.isVisible()), "an overlap is shown as the same range");
+  await form.locator("button", { hasText: "Cancel" }).click();
+  await form.waitFor({ state: "hidden" });
+});
+
+test("the transcript as text offers to promote a selection spanning messages, into the same form", { skip: SKIP }, async () => {
+  await openBuilder(script.plan.summary);
+  const frame = await transcriptFrame([script.plan.summary]);
+  await frame.locator("#open-as-text").click();
+  const editor = page.locator(".editor-instance .monaco-editor").filter({ hasText: "── #1" }).first();
+  await editor.waitFor({ state: "visible" });
+  await editor.locator(".view-lines").click();
+  // select from message 3's header to message 4's: the editor's find, a multi-line regex
+  await page.keyboard.press("Control+f");
+  const find = page.locator(".find-widget textarea, .find-widget input").first();
+  await find.waitFor({ state: "visible" });
+  const regex = page.locator(".find-widget .codicon-regex").first();
+  if ((await regex.getAttribute("aria-checked")) !== "true") await regex.click();
+  await find.fill("── #3 ·(?:.|\\n)*?── #4 ·");
+  await until("the find widget to match", async () => /1 of 1/.test(await page.locator(".find-widget .matchesCount").innerText()));
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Escape");
+  // the sidecar's code action (textDocument/codeAction), under Refactor…
+  const title = "Promote messages 3–4 to task";
+  const action = page.locator(".action-widget .monaco-list-row, .action-widget .action-item").filter({ hasText: title }).first();
+  await until(`the code action "${title}"`, async () => {
+    await runCommand("Refactor...");
+    if (await action.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return true;
+    await page.keyboard.press("Escape");
+    return false;
+  }, 60_000, 0);
+  await page.screenshot({ path: path.join(OUT, "code-action.png") });
+  await action.click();
+  const formFrame = await transcriptFrame(["Promote messages #3–4 to a task"]);
+  const form = await promoteForm(formFrame);
+  assert.ok(await formFrame.locator("#m-3").evaluate((e) => e.closest(".entry").classList.contains("in-range")), "#3 is not highlighted");
+  // it overlaps the task of the test before
+  if (promotedCode) assert.match(await formFrame.locator("#promote-overlap").innerText(), new RegExp(`task ${escapeRe(promotedCode)}`));
+  await form.locator("button", { hasText: "Promote to task" }).click();
+  await until("the promoted notice", async () => /Promoted #3–4 to task \S+\./.test(await formFrame.locator("#notice").innerText()));
+  assert.ok(storedTasks().some((t) => t.from === 3 && t.to === 4), JSON.stringify(storedTasks()));
+});
+
+test("Ask About This Builder… answers beside the transcript through the real one-shot", { skip: SKIP || (!CI && ASK.missing ? `missing: ${ASK.missing}` : false) }, async () => {
+  if (ASK.missing) throw new Error(`missing (CI=true): ${ASK.missing}`);
+  await showBuilders();
+  const row = await waitForRow(script.plan.summary);
+  await row.click({ button: "right" });
+  await page.locator(".monaco-menu .action-label", { hasText: "Ask About This Builder…" }).first().click();
+  const input = page.locator(".quick-input-widget input.input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(ASK.question);
+  await page.keyboard.press("Enter");
+  // the background progress: a notification, cancellable
+  const toast = page.locator(".notification-toast").filter({ hasText: /asking about/i }).first();
+  await toast.waitFor({ state: "visible", timeout: 30_000 });
+  await page.screenshot({ path: path.join(OUT, "ask-progress.png") });
+  // the answer beside, with its counts (a model in a container: minutes at worst)
+  const frame = await transcriptFrame([ASK.answer, "1 excerpt read, 1 relevant"], 300_000);
+  assert.ok((await page.locator(".editor-group-container").count()) >= 2, "the answer is not beside the editor");
+  await page.screenshot({ path: path.join(OUT, "answer.png") });
+  // its #2 reveals message 2 in the transcript
+  await frame.locator("button.ref", { hasText: "#2" }).first().click();
+  await transcriptFrame([script.plan.summary, script.plan.messages[1].split("\n")[0]]);
 });
 
 test("a session written while VS Code is open appears without a refresh", { skip: SKIP }, async () => {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lazy.ask import engine
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 CLAUDE = REPO / "tests/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
 ENTRY = REPO / "sidecar/lazy/ask/image/lazy-oneshot"
 HOST_TOOLS = ("socat", "sh", "timeout")

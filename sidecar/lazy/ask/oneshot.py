@@ -24,5 +24,10 @@ class OneShotTimeout(OneShotError):
     """A one-shot killed at the bound."""
 
 
+class OneShotCancelled(Exception):
+    """A one-shot stopped because whoever asked no longer wants the answer. Not a
+    OneShotError: an ask does not carry on without it, it stops."""
+
+
 class OneShot(Protocol):
     def __call__(self, prompt: str) -> str: ...  # the model's answer text; raises OneShotError

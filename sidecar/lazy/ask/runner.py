@@ -18,12 +18,13 @@ import os
 import secrets
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lazy.ask import engine, paths
-from lazy.ask.oneshot import OneShot, OneShotError, OneShotTimeout
+from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError, OneShotTimeout
 from lazy.ask.proxy import AuditLog, Credential, CredentialProxy
 from lazy.records import ONESHOT_MARKER
 
@@ -148,11 +149,28 @@ class DockerRunner:
         self.upstream = upstream or os.environ.get("ANTHROPIC_BASE_URL") or UPSTREAM
         self.credential = credential
         self.bound = bound
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._running: str | None = None  # the name of the container running now
 
     def __call__(self, prompt: str) -> str:
         return self.run(prompt).answer
 
+    def cancel(self) -> None:
+        """From any thread: kill the one-shot running now (its run raises OneShotCancelled
+        and removes the container as ever) and refuse any later one."""
+        self._cancelled.set()
+        with self._lock:
+            name = self._running
+        if name is not None:
+            _kill(name)
+
+    def _check_cancelled(self) -> None:
+        if self._cancelled.is_set():
+            raise OneShotCancelled("the one-shot was cancelled")
+
     def run(self, prompt: str) -> OneShotResult:
+        self._check_cancelled()
         bound = self.bound if self.bound is not None else bound_seconds()
         credential = self.credential or Credential.from_env()
         if credential is None:
@@ -183,7 +201,11 @@ class DockerRunner:
             ).start()
             user = container_user(run_dir, state)
             container = self._start(client, run_id, run_dir, state, user, bound)
+            with self._lock:
+                self._running = str(container.name)
+            self._check_cancelled()  # cancelled while it started: cancel() saw no container
             status = self._wait(container, bound)
+            self._check_cancelled()
             out = _capped(container.logs(stdout=True, stderr=False))
             err = _capped(container.logs(stdout=False, stderr=True)).decode("utf-8", "replace")
             if status == 137:  # the in-container `timeout -s KILL` fired first
@@ -198,6 +220,8 @@ class DockerRunner:
             result.container = str(container.name)
             return result
         finally:
+            with self._lock:
+                self._running = None
             if proxy is not None:
                 proxy.stop()
             if container is not None:
@@ -311,6 +335,22 @@ def _remove(container: Any) -> None:
     for op in (container.kill, lambda: container.remove(force=True)):
         with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
             op()
+
+
+def _kill(name: str) -> None:
+    """Kill a one-shot's container from another thread than the one waiting on it, over a
+    client of its own (the waiting thread's connection is busy)."""
+    import docker
+
+    try:
+        client = engine.connect()
+    except OneShotError:
+        return  # no engine: nothing runs there to kill
+    try:
+        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+            client.containers.get(name).kill()
+    finally:
+        client.close()
 
 
 def _capped(data: bytes) -> bytes:

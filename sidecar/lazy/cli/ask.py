@@ -12,11 +12,11 @@ from rich.text import Text
 
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot
-from lazy.cli.common import counting, current_project, emit_json, err, open_store, resolve
-from lazy.model import MessageView, Transcript
+from lazy.ask.subject import subject
+from lazy.cli.common import counting, current_project, emit_json, err, open_store, unresolved
+from lazy.model import Transcript
 from lazy.store import Store
-from lazy.store.queries import transcript
-from lazy.tasks.store import get_task
+from lazy.store.queries import Ambiguous, NotFound
 
 _EDITOR_HELP = (
     "# Write your question about conversation {id} above, save and quit.\n"
@@ -42,21 +42,10 @@ def _runner(project: str) -> OneShot:
 
 
 def _subject(store: Store, ident: str) -> Transcript:
-    """What is asked about: a task (its code): its prompt, then the messages it was promoted
-    from; else a conversation (an id or unique prefix): its whole transcript."""
-    task = get_task(store.conn, ident)
-    if task is None:
-        return transcript(store.conn, resolve(store, ident))
-    source = transcript(store.conn, task.builder_id, task.from_message, task.to_message)
-    brief = MessageView(
-        number=0,
-        role="task",
-        text=f"Task {task.code} ({task.status}): {task.goal}\n\n{task.prompt}",
-        session_id="",
-        timestamp=task.created_at,
-        kinds=["task"],
-    )
-    return source.model_copy(update={"messages": [brief, *source.messages], "sidechains": []})
+    try:
+        return subject(store, ident).transcript
+    except (NotFound, Ambiguous) as e:
+        raise unresolved(ident, e) from e
 
 
 def _from_editor(bid: str) -> str:

@@ -126,16 +126,21 @@ def resolve(store: Store, ident: str) -> str:
     """A Builder id, or a clear error: unknown, or ambiguous with its candidates."""
     try:
         return resolve_builder(store.conn, ident)
-    except Ambiguous as e:
-        lines = [f"{ident!r} is ambiguous; it matches {len(e.candidates)} conversations:"]
-        for bid, started, summary in e.candidates:
-            lines.append(f"  {bid}  {when(started)}  {(summary or '')[:60]}")
-        lines.append("Give more of the id.")
-        raise click.ClickException("\n".join(lines)) from e
-    except NotFound as e:
-        raise click.ClickException(
+    except (Ambiguous, NotFound) as e:
+        raise unresolved(ident, e) from e
+
+
+def unresolved(ident: str, e: Ambiguous | NotFound) -> click.ClickException:
+    """The CLI's words for an id that names no one conversation."""
+    if isinstance(e, NotFound):
+        return click.ClickException(
             f"no conversation {ident!r} in the store (see `lazy conversations --all-projects`)"
-        ) from e
+        )
+    lines = [f"{ident!r} is ambiguous; it matches {len(e.candidates)} conversations:"]
+    for bid, started, summary in e.candidates:
+        lines.append(f"  {bid}  {when(started)}  {(summary or '')[:60]}")
+    lines.append("Give more of the id.")
+    return click.ClickException("\n".join(lines))
 
 
 def when(ts: str | None) -> str:

@@ -96,7 +96,17 @@ def _options(raw: Any) -> dict[str, Any]:
 
 
 def create_server(home: Path | None = None) -> Sidecar:
-    from lazy.server import builders, capture, doctor, imports, search, tasks, transcripts
+    from lazy.server import (
+        ask,
+        builders,
+        capture,
+        codeactions,
+        doctor,
+        imports,
+        search,
+        tasks,
+        transcripts,
+    )
 
     ls = Sidecar(home or lazy_home())
 
@@ -123,7 +133,17 @@ def create_server(home: Path | None = None) -> Sidecar:
         if ls.capture is not None:
             ls.capture.stop()
 
-    for module in (builders, transcripts, search, tasks, imports, capture, doctor):
+    for module in (
+        builders,
+        transcripts,
+        search,
+        tasks,
+        codeactions,
+        ask,
+        imports,
+        capture,
+        doctor,
+    ):
         module.register(ls)
     return ls
 

@@ -1,0 +1,37 @@
+"""What an ask is about, read from the store: a task (by its code) is its prompt followed by
+the messages it was promoted from; anything else is a conversation (an id or a unique prefix)
+and its whole transcript. Shared by `lazy ask` and the sidecar's ask/run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lazy.model import MessageView, Task, Transcript
+from lazy.store import Store
+from lazy.store.queries import resolve_builder, transcript
+from lazy.tasks.store import get_task
+
+
+@dataclass(frozen=True)
+class Subject:
+    transcript: Transcript
+    task: Task | None  # the task asked about, if it was one
+
+
+def subject(store: Store, ident: str) -> Subject:
+    """Raises NotFound or Ambiguous (lazy.store.queries) for an id that names no one
+    conversation."""
+    task = get_task(store.conn, ident)
+    if task is None:
+        return Subject(transcript(store.conn, resolve_builder(store.conn, ident)), None)
+    source = transcript(store.conn, task.builder_id, task.from_message, task.to_message)
+    brief = MessageView(
+        number=0,
+        role="task",
+        text=f"Task {task.code} ({task.status}): {task.goal}\n\n{task.prompt}",
+        session_id="",
+        timestamp=task.created_at,
+        kinds=["task"],
+    )
+    update = {"messages": [brief, *source.messages], "sidechains": []}
+    return Subject(source.model_copy(update=update), task)

@@ -1,0 +1,90 @@
+"""ask/run: `lazy ask` for the extension, in the background. The one-shots run in the
+sandbox exactly as the CLI's do; the excerpts read are reported as ``$/progress``, and a
+``$/cancelRequest`` kills the one-shot running and stops the ask (its container removed
+before the request answers as cancelled)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import uuid
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from lazy.ask.ask import AskError, ask_transcript
+from lazy.ask.oneshot import OneShotCancelled
+from lazy.ask.subject import subject
+from lazy.capture.projects import project_of
+from lazy.server.app import Sidecar
+from lazy.server.protocol import ASK_FAILED, AskRunParams, AskRunResult
+from lazy.server.rpc import as_rpc_error, params_of
+from lazy.store.db import StoreError
+from lazy.store.queries import Ambiguous, NotFound
+
+
+def _title(p: AskRunParams) -> str:
+    first = p.question.strip().splitlines()[0] if p.question.strip() else ""
+    return f"Asking {p.id[:8]}: {first[:60]}"
+
+
+def register(ls: Sidecar) -> None:
+    @ls.feature("ask/run")
+    async def ask_run(ls: Sidecar, raw: Any) -> Any:
+        from lazy.ask.runner import DockerRunner  # brings Docker with it: only when asked
+
+        p = params_of(AskRunParams, raw)
+        try:
+            about = await asyncio.to_thread(lambda: subject(ls.store(), p.id))
+        except (NotFound, Ambiguous, StoreError) as e:
+            raise as_rpc_error(e) from None
+        t = about.transcript
+        runner = DockerRunner(t.builder.project or project_of(os.getcwd()))
+        token = str(uuid.uuid4())
+        progress = ls.work_done_progress
+        can_report = ls.client_supports_progress()
+        if can_report:
+            await progress.create_async(token)
+            progress.begin(token, lsp.WorkDoneProgressBegin(title=_title(p), cancellable=True))
+        loop = asyncio.get_running_loop()
+
+        def report(done: int, total: int) -> None:
+            if can_report:
+                loop.call_soon_threadsafe(
+                    progress.report,
+                    token,
+                    lsp.WorkDoneProgressReport(
+                        message=f"{done} of {total} excerpts read",
+                        percentage=int(100 * done / total),
+                    ),
+                )
+
+        work = asyncio.ensure_future(
+            asyncio.to_thread(ask_transcript, t, p.question, runner, report)
+        )
+        try:
+            try:
+                result = await asyncio.shield(work)
+            except asyncio.CancelledError:
+                # kill the container, then wait for the thread to remove it: the client
+                # hears "cancelled" only when nothing of the ask is left running
+                runner.cancel()
+                with contextlib.suppress(OneShotCancelled, AskError):
+                    await work
+                raise
+        except AskError as e:
+            data = {"code": e.code, "detail": e.detail, "warnings": e.warnings}
+            raise JsonRpcException(e.message, code=ASK_FAILED, data=data) from None
+        finally:
+            if can_report:
+                progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
+        return AskRunResult(
+            builder_id=t.builder.id,
+            task=about.task.code if about.task else None,
+            answer=result.answer,
+            chunks=result.chunks,
+            relevant_chunks=result.relevant_chunks,
+            warnings=result.warnings,
+        ).model_dump(mode="json")

@@ -1,0 +1,130 @@
+"""ask/run end to end: `lazy sidecar` (pytest-lsp's client, as VS Code speaks to it) asking a
+stored conversation through the real one-shot runner (Claude Code in the hardened container,
+the audited channel, the fake model API on the host): the excerpts read as $/progress, and a
+$/cancelRequest that kills the one-shot and leaves no container behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from docker_support import Engine
+from fake_anthropic import Rule, text
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+from test_oneshot_runner import REAL_KEY, fake_api
+
+from claude_session import Session
+from lsp_support import TIMEOUT, call, plain, start_sidecar
+from search_support import env_for, run_lazy
+
+LONG = 60 * 1024  # two answers this long do not fit one 96 KiB prompt: two excerpts
+REQUEST_CANCELLED = -32800
+
+
+class World:
+    def __init__(self, base: Path) -> None:
+        self.lazy_home = base / "lazy"
+        self.user_home = base / "home"
+        self.repo = base / "work" / "repo"
+        self.repo.mkdir(parents=True)
+        self.session = Session(self.user_home / ".claude" / "projects", str(self.repo))
+        self.session.turn("which compression for the archive?", "zstd, level 3. " + "z" * LONG)
+        self.session.turn("and the index?", "tantivy, rebuilt on upgrade. " + "t" * LONG)
+        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+async def ask_sidecar(world: World, base_url: str) -> LanguageClient:
+    env = env_for(
+        world.lazy_home,
+        world.user_home,
+        DOCKER_HOST=os.environ["DOCKER_HOST"],  # the test engine's (the engine fixture)
+        ANTHROPIC_BASE_URL=base_url,
+        ANTHROPIC_API_KEY=REAL_KEY,
+    )
+    return await start_sidecar(env, world.repo, live_capture=False)
+
+
+def reports(client: LanguageClient) -> list[str]:
+    return [
+        r.message
+        for rs in client.progress_reports.values()
+        for r in rs
+        if isinstance(r, lsp.WorkDoneProgressReport) and r.message
+    ]
+
+
+@pytest.mark.asyncio
+async def test_ask_run_reads_excerpts_with_progress_and_answers(
+    world: World, engine: Engine
+) -> None:
+    rules = [
+        Rule("notes 1", [text("zstd at level 3 was chosen (#2)")], user_contains="excerpt 1 of 2"),
+        Rule("notes 2", [text("NONE")], user_contains="excerpt 2 of 2"),
+        Rule("answer", [text("zstd, level 3 (#2)")], user_contains="Below are the notes"),
+    ]
+    with fake_api(rules) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        try:
+            got = await call(
+                client,
+                "ask/run",
+                {"id": world.session.id[:8], "question": "which compression did we choose?"},
+                timeout=600,
+            )
+            progress = reports(client)
+            kinds = [type(r).__name__ for rs in client.progress_reports.values() for r in rs]
+        finally:
+            await client.shutdown_session()
+    assert got == {
+        "builder_id": world.session.id,
+        "task": None,
+        "answer": "zstd, level 3 (#2)",
+        "chunks": 2,
+        "relevant_chunks": 1,
+        "warnings": [],
+    }
+    assert [r.used for r in rules] == [1, 1, 1]  # two excerpts read, one final pass
+    assert progress == ["1 of 2 excerpts read", "2 of 2 excerpts read"]
+    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
+    assert engine.labelled() == []  # every container gone
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) -> None:
+    hang = Rule("hang", [text("too late")], delay=600)  # the model never answers in time
+    with fake_api([hang]) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        try:
+            request = asyncio.ensure_future(
+                client.protocol.send_request_async(
+                    "ask/run", {"id": world.session.id, "question": "which?"}, msg_id="the-ask"
+                )
+            )
+
+            async def asked() -> None:  # the one-shot is in the container, waiting on the model
+                while hang.used == 0:
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(asked(), 300)
+            assert len(engine.labelled()) == 1
+            client.protocol.notify("$/cancelRequest", lsp.CancelParams(id="the-ask"))
+            with pytest.raises(JsonRpcException) as caught:
+                plain(await asyncio.wait_for(request, TIMEOUT * 4))
+            # answered only once nothing of the ask is left: no container, no later excerpt
+            assert engine.labelled() == []
+            assert hang.used == 1
+            # the sidecar asks on afterwards
+            got = await call(client, "builders/get", {"id": world.session.id})
+            assert got["id"] == world.session.id
+        finally:
+            await client.shutdown_session()
+    assert caught.value.code == REQUEST_CANCELLED

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_support import TIMEOUT, call, start_sidecar
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, ASK_FAILED, NOT_FOUND
+from lsp_support import TIMEOUT, call, start_sidecar
 from search_support import env_for, run_lazy
 
 

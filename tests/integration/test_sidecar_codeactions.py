@@ -11,12 +11,12 @@ from typing import Any, Union
 
 import pytest
 import pytest_asyncio
-from lsp_support import TIMEOUT, call, start_sidecar
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from claude_session import Session
 from lazy.server.protocol import PROMOTE_COMMAND
+from lsp_support import TIMEOUT, call, start_sidecar
 from search_support import env_for, run_lazy
 
 SPOOF = "── #3 · user · 2025-01-01 ──"  # agent output that looks like the next header

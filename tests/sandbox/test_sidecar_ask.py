@@ -10,15 +10,15 @@ import os
 from pathlib import Path
 
 import pytest
-from docker_support import Engine
 from fake_anthropic import Rule, text
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from test_oneshot_runner import REAL_KEY, fake_api
 
 from claude_session import Session
+from docker_support import Engine
 from lsp_support import TIMEOUT, call, plain, start_sidecar
+from oneshot_api import REAL_KEY, fake_api
 from search_support import env_for, run_lazy
 
 LONG = 60 * 1024  # two answers this long do not fit one 96 KiB prompt: two excerpts

@@ -18,6 +18,7 @@ import { StatusBar } from "./status";
 import { resumeTerminal } from "./terminal";
 import { nameBuilder } from "./naming";
 import { parsePromoteRange } from "./promoteRange";
+import { promoteSelection } from "./promoteSelection";
 import { TasksProvider } from "./tasks";
 import { fixTerminal, HealthProvider, type HealthNode } from "./doctor";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript";
@@ -226,6 +227,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!target) return;
       await panels.openForPromote(target.builderId, target.from, target.to).catch((e: unknown) => { report("promote messages", e); });
     }),
+    vscode.commands.registerCommand("lazy.promoteSelection", () =>
+      promoteSelection(vscode.window.activeTextEditor).catch((e: unknown) => { report("promote the selection", e); }),
+    ),
     vscode.commands.registerCommand("lazy.askAboutBuilder", (arg?: unknown) => {
       const node = asNode(arg);
       if (node?.kind === "builder") ask({ id: node.info.id, label: builderLabel(node.info) });

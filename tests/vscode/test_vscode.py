@@ -44,7 +44,10 @@ TESTS = {
     "search_opens_message": "search finds a known phrase and opens its message",
     "hostile_inert": "the hostile transcript renders markup, links and ANSI escapes as inert text",
     "promote_form": "promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown",
-    "promote_code_action": "the transcript as text offers to promote a selection spanning messages, into the same form",
+    "promote_code_action": (
+        "the transcript as text offers the sidecar's code action for a selection spanning messages,"
+        " into the same form"
+    ),
     "ask_builder": "Ask About This Builder… answers beside the transcript through the real one-shot",
     "live_session": "a session written while VS Code is open appears without a refresh",
     "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { builderTasks, promoteParams, promotedMessage, submitPromote } from "../../src/promoteForm";
 import { checkRange, parsePromoteRange, tasksAt } from "../../src/promoteRange";
+import { promoteActions } from "../../src/promoteSelection";
 import type { TasksListResult, TasksPromoteResult } from "../../src/protocol";
 import { FakeClient, RpcError } from "../fakes";
 import listFixture from "../../../protocol/fixtures/tasks_list.json";
@@ -86,5 +87,23 @@ describe("the promote form's submit", () => {
     const client = new FakeClient().on("tasks/list", () => ({ items: listed }));
     assert.deepEqual(await builderTasks(client, ID), listed);
     assert.deepEqual(client.callsOf("tasks/list")[0]?.params, { all_projects: true, workspace_folders: [], builder_id: ID });
+  });
+});
+
+describe("promoting the selection of the transcript as text", () => {
+  it("keeps only the sidecar's promote actions, from code actions or bare commands", () => {
+    const range = { builder_id: ID, from_message: 3, to_message: 4 };
+    const offered = [
+      { title: "Promote messages 3–4 to task", kind: { value: "refactor" }, command: { title: "Promote", command: "lazy.promoteMessages", arguments: [range] } },
+      { title: "Extract function", command: { title: "x", command: "other.command" } },
+      { title: "Something with an edit only", edit: {} },
+      { title: "Promote message 5 to task", command: "lazy.promoteMessages", arguments: [{ ...range, from_message: 5, to_message: 5 }] },
+    ];
+    const got = promoteActions(offered as never);
+    assert.deepEqual(got.map((a) => [a.title, a.command.arguments]), [
+      ["Promote messages 3–4 to task", [range]],
+      ["Promote message 5 to task", [{ ...range, from_message: 5, to_message: 5 }]],
+    ]);
+    assert.deepEqual(promoteActions(undefined), []);
   });
 });

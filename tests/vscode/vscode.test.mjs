@@ -541,6 +541,20 @@ test("the hostile transcript renders markup, links and ANSI escapes as inert tex
   }
 });
 
+/** Right-click `target` and run the context menu's `title`. The item is focused by hovering
+ * and run with Enter: a click landing while the menu still settles is ignored by the menu. */
+async function contextMenu(target, title) {
+  await target.click({ button: "right" });
+  const item = page.locator(".context-view .monaco-menu .action-item").filter({ hasText: title }).first();
+  await item.waitFor({ state: "visible" });
+  await until(`"${title}" focused in the context menu`, async () => {
+    await item.hover();
+    return /\bfocused\b/.test((await item.getAttribute("class")) ?? "");
+  });
+  await page.keyboard.press("Enter");
+  await item.waitFor({ state: "hidden" });
+}
+
 /** The transcript frame's promote form, once shown, with its texts. */
 async function promoteForm(frame) {
   const form = frame.locator("#promote");
@@ -572,8 +586,11 @@ async function tasksViewText() {
 let promotedCode = "";
 
 test("promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown", { skip: SKIP }, async () => {
-  await openBuilder(script.plan.summary);
-  const frame = await transcriptFrame(script.plan.messages.map((m) => m.split("\n")[0]));
+  // the Builders view's Promote Messages to Task… leads to the transcript's form: pick a range
+  await showBuilders();
+  const row = await waitForRow(script.plan.summary);
+  await contextMenu(row, "Promote Messages to Task…");
+  const frame = await transcriptFrame(["Pick the messages to promote", ...script.plan.messages.map((m) => m.split("\n")[0])]);
   await pickRange(frame, 2, 3);
   const form = await promoteForm(frame);
   assert.match(await frame.locator("#promote-range").innerText(), /#2–3/);
@@ -654,11 +671,7 @@ test("Ask About This Builder… answers beside the transcript through the real o
   if (ASK.missing) throw new Error(`missing (CI=true): ${ASK.missing}`);
   await showBuilders();
   const row = await waitForRow(script.plan.summary);
-  await row.click({ button: "right" });
-  const item = page.locator(".context-view .monaco-menu .action-item").filter({ hasText: "Ask About This Builder…" }).first();
-  await item.waitFor({ state: "visible" });
-  await page.screenshot({ path: path.join(OUT, "ask-menu.png") });
-  await item.click();
+  await contextMenu(row, "Ask About This Builder…");
   const input = page.locator(".quick-input-widget input.input");
   await input.waitFor({ state: "visible" });
   await input.fill(ASK.question);

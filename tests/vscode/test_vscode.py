@@ -49,6 +49,7 @@ TESTS = {
         " into the same form"
     ),
     "ask_builder": "Ask About This Builder… answers beside the transcript through the real one-shot",
+    "ask_cancel": "cancelling an ask stops its one-shot",
     "live_session": "a session written while VS Code is open appears without a refresh",
     "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",
 }
@@ -56,6 +57,8 @@ TESTS = {
 # what the ask test asks, and what the fake model answers (its #2 becomes a link)
 ASK_QUESTION = "which colour did the plan settle on?"
 ASK_ANSWER = "The plan settled on periwinkle (#2)."
+# and one it never answers, to cancel
+ASK_HANG = "please hang until cancelled"
 
 TAP_LINE = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b(.*))?$")
 
@@ -102,8 +105,11 @@ def node_results(
         "LAZY_VSCODE_OUT": str(OUT),
     }
     engine, no_docker = _docker(request)
-    rule = Rule("answer", [text(ASK_ANSWER)], user_contains=ASK_QUESTION)
-    with fake_api([rule]) as fake:
+    rules = [
+        Rule("answer", [text(ASK_ANSWER)], user_contains=ASK_QUESTION),
+        Rule("hang", [text("too late")], user_contains=ASK_HANG, delay=600),
+    ]
+    with fake_api(rules) as fake:
         if engine is None:
             env["LAZY_ASK_MISSING"] = f"a Docker engine: {no_docker}"
         else:
@@ -113,6 +119,7 @@ def node_results(
                 ANTHROPIC_API_KEY=REAL_KEY,
                 LAZY_ASK_QUESTION=ASK_QUESTION,
                 LAZY_ASK_ANSWER=ASK_ANSWER,
+                LAZY_ASK_HANG=ASK_HANG,
             )
         try:
             proc = _run_node(env)

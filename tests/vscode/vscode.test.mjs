@@ -41,6 +41,7 @@ const ASK_ENV = Object.fromEntries(
 const ASK = {
   question: process.env.LAZY_ASK_QUESTION || "",
   answer: process.env.LAZY_ASK_ANSWER || "",
+  hang: process.env.LAZY_ASK_HANG || "",
   missing:
     process.env.LAZY_ASK_MISSING ||
     (ASK_ENV.DOCKER_HOST && ASK_ENV.ANTHROPIC_BASE_URL && process.env.LAZY_ASK_QUESTION
@@ -696,6 +697,32 @@ test("Ask About This Builder… answers beside the transcript through the real o
   // its #2 reveals message 2 in the transcript
   await frame.locator("button.ref", { hasText: "#2" }).first().click();
   await transcriptFrame([script.plan.summary, script.plan.messages[1].split("\n")[0]]);
+});
+
+/** lazy's one-shot containers on the test's Docker engine (never anyone else's). */
+function oneshotContainers() {
+  return run(["docker", "ps", "-a", "-q", "--filter", "label=lazy.oneshot"], { env: { ...process.env, ...ASK_ENV } })
+    .split("\n")
+    .filter(Boolean);
+}
+
+test("cancelling an ask stops its one-shot", { skip: SKIP || (!CI && ASK.missing ? `missing: ${ASK.missing}` : false) }, async () => {
+  if (ASK.missing) throw new Error(`missing (CI=true): ${ASK.missing}`);
+  assert.ok(ASK.hang, "LAZY_ASK_HANG: a question the fake model never answers");
+  await showBuilders();
+  await contextMenu(await waitForRow(script.plan.summary), "Ask About This Builder…");
+  const input = page.locator(".quick-input-widget input.input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(ASK.hang);
+  await page.keyboard.press("Enter");
+  const toast = page.locator(".notification-toast").filter({ hasText: /asking about/i }).first();
+  await toast.waitFor({ state: "visible", timeout: 30_000 });
+  // the one-shot is running (the model asked, and never answering) when it is cancelled
+  await until("the one-shot's container", () => oneshotContainers().length > 0, 120_000);
+  await toast.hover();
+  await toast.locator(".monaco-button", { hasText: "Cancel" }).first().click();
+  await page.locator(".notification-toast").filter({ hasText: "Lazy: ask cancelled." }).first().waitFor({ timeout: 60_000 });
+  await until("the one-shot's container removed", () => oneshotContainers().length === 0, 60_000);
 });
 
 test("a session written while VS Code is open appears without a refresh", { skip: SKIP }, async () => {

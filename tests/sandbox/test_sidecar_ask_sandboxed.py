@@ -17,24 +17,21 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 from test_oneshot_runner import REAL_KEY, fake_api
 
+import lsp_support
 from claude_session import Session
-from lsp_support import TIMEOUT, call, plain, start_sidecar
-from search_support import env_for, run_lazy
+from lsp_support import TIMEOUT, call, plain
 
 LONG = 60 * 1024  # two answers this long do not fit one 96 KiB prompt: two excerpts
 REQUEST_CANCELLED = -32800
 
 
-class World:
+class World(lsp_support.World):
     def __init__(self, base: Path) -> None:
-        self.lazy_home = base / "lazy"
-        self.user_home = base / "home"
-        self.repo = base / "work" / "repo"
-        self.repo.mkdir(parents=True)
-        self.session = Session(self.user_home / ".claude" / "projects", str(self.repo))
+        super().__init__(base)
+        self.session = Session(self.projects, str(self.repo))
         self.session.turn("which compression for the archive?", "zstd, level 3. " + "z" * LONG)
         self.session.turn("and the index?", "tantivy, rebuilt on upgrade. " + "t" * LONG)
-        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+        self.import_all()
 
 
 @pytest.fixture
@@ -43,14 +40,11 @@ def world(tmp_path: Path) -> World:
 
 
 async def ask_sidecar(world: World, base_url: str) -> LanguageClient:
-    env = env_for(
-        world.lazy_home,
-        world.user_home,
+    return await world.sidecar(
         DOCKER_HOST=os.environ["DOCKER_HOST"],  # the test engine's (the engine fixture)
         ANTHROPIC_BASE_URL=base_url,
         ANTHROPIC_API_KEY=REAL_KEY,
     )
-    return await start_sidecar(env, world.repo, live_capture=False)
 
 
 def reports(client: LanguageClient) -> list[str]:

@@ -122,3 +122,35 @@ async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) 
         finally:
             await client.shutdown_session()
     assert caught.value.code == REQUEST_CANCELLED
+
+
+@pytest.mark.asyncio
+async def test_ask_run_about_a_task_reads_its_prompt_and_its_messages_only(
+    world: World, engine: Engine
+) -> None:
+    rule = Rule(
+        "task",
+        [text("it was asked at #3")],
+        user_contains="Task pick-index (backlog): Pick the index",
+    )
+    with fake_api([rule]) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        try:
+            await call(
+                client,
+                "tasks/promote",
+                {"builder_id": world.session.id, "from_message": 3, "to_message": 3,
+                 "goal": "Pick the index", "code": "pick-index"},
+            )  # fmt: skip
+            got = await call(
+                client, "ask/run", {"id": "pick-index", "question": "why?"}, timeout=600
+            )
+        finally:
+            await client.shutdown_session()
+    assert (got["task"], got["builder_id"], got["chunks"]) == (
+        "pick-index",
+        world.session.id,
+        1,  # the task's one message fits one pass, though the whole conversation does not
+    )
+    assert got["answer"] == "it was asked at #3"
+    assert rule.used == 1

@@ -11,6 +11,8 @@ from typing import Any
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from search_support import env_for, run_lazy
+
 TIMEOUT = 30  # seconds for anything the sidecar is waited on for
 
 
@@ -46,3 +48,24 @@ async def call(
 ) -> Any:
     result = await asyncio.wait_for(client.protocol.send_request_async(method, params), timeout)
     return plain(result)
+
+
+class World:
+    """A user's home whose ~/.claude/projects the test writes sessions into, a LAZY_HOME they
+    are imported into, and a repo the sidecar opens as its workspace."""
+
+    def __init__(self, base: Path) -> None:
+        self.lazy_home = base / "lazy"
+        self.user_home = base / "home"
+        self.repo = base / "work" / "repo"
+        self.repo.mkdir(parents=True)
+        self.projects = self.user_home / ".claude" / "projects"
+
+    def import_all(self) -> None:
+        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+
+    async def sidecar(self, **env: str) -> LanguageClient:
+        """A sidecar on this store, live capture off, ``env`` added to its environment."""
+        return await start_sidecar(
+            env_for(self.lazy_home, self.user_home, **env), self.repo, live_capture=False
+        )

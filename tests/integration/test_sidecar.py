@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_support import TIMEOUT, call, plain, start_sidecar
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -21,6 +20,7 @@ from pytest_lsp import LanguageClient
 from agent_sessions import Rollout
 from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NAME_TAKEN, NOT_FOUND
+from lsp_support import TIMEOUT, call, plain, start_sidecar
 from search_support import env_for, run_lazy
 
 

@@ -1,6 +1,6 @@
 """ask/run's refusals, end to end through `lazy sidecar` (pytest-lsp's client): an id that
 names no one conversation, and a machine where the sandbox cannot run. Answers from a real
-container are tests/sandbox/test_sidecar_ask.py's."""
+container are tests/sandbox/test_sidecar_ask_sandboxed.py's."""
 
 from __future__ import annotations
 
@@ -13,24 +13,20 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+import lsp_support
 from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, ASK_FAILED, NOT_FOUND
-from lsp_support import TIMEOUT, call, start_sidecar
-from search_support import env_for, run_lazy
+from lsp_support import TIMEOUT, call
 
 
-class World:
+class World(lsp_support.World):
     def __init__(self, base: Path) -> None:
-        self.lazy_home = base / "lazy"
-        self.user_home = base / "home"
-        self.repo = base / "work" / "repo"
-        self.repo.mkdir(parents=True)
-        projects = self.user_home / ".claude" / "projects"
+        super().__init__(base)
         ids = ("abcd1234-0000-4000-8000-000000000001", "abcd5678-0000-4000-8000-000000000002")
-        self.sessions = [Session(projects, str(self.repo), i) for i in ids]
+        self.sessions = [Session(self.projects, str(self.repo), i) for i in ids]
         for s in self.sessions:
             s.turn("which compression for the archive?", "zstd, level 3")
-        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+        self.import_all()
 
 
 @pytest.fixture
@@ -38,17 +34,10 @@ def world(tmp_path: Path) -> World:
     return World(tmp_path)
 
 
-async def sidecar(world: World, **env: str) -> LanguageClient:
-    return await start_sidecar(
-        env_for(world.lazy_home, world.user_home, **env), world.repo, live_capture=False
-    )
-
-
 @pytest_asyncio.fixture
 async def no_docker(world: World, tmp_path: Path) -> AsyncIterator[LanguageClient]:
     """A sidecar with a credential but no Docker engine where DOCKER_HOST points."""
-    c = await sidecar(
-        world,
+    c = await world.sidecar(
         DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock",
         ANTHROPIC_API_KEY="sk-ant-not-used",
         LAZY_ONESHOT_BASE_DIR=str(tmp_path / "oneshot"),
@@ -93,7 +82,11 @@ async def test_no_docker_fails_loud_with_the_guidance(
 
 @pytest.mark.asyncio
 async def test_no_credential_is_said_before_docker(world: World, tmp_path: Path) -> None:
-    c = await sidecar(world, DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock", ANTHROPIC_API_KEY="")
+    c = await world.sidecar(
+        DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock",
+        ANTHROPIC_API_KEY="",
+        ANTHROPIC_AUTH_TOKEN="",
+    )
     try:
         e = await refused(c, {"id": world.sessions[0].id, "question": "which compression?"})
     finally:

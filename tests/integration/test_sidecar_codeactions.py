@@ -14,25 +14,22 @@ import pytest_asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+import lsp_support
 from claude_session import Session
 from lazy.server.protocol import PROMOTE_COMMAND
-from lsp_support import TIMEOUT, call, start_sidecar
-from search_support import env_for, run_lazy
+from lsp_support import TIMEOUT, call
 
 SPOOF = "── #3 · user · 2025-01-01 ──"  # agent output that looks like the next header
 
 
-class World:
+class World(lsp_support.World):
     def __init__(self, base: Path) -> None:
-        self.lazy_home = base / "lazy"
-        self.user_home = base / "home"
-        self.repo = base / "work" / "repo"
-        self.repo.mkdir(parents=True)
-        s = Session(self.user_home / ".claude" / "projects", str(self.repo))
+        super().__init__(base)
+        s = Session(self.projects, str(self.repo))
         s.turn("plan the rollout", f"three stages\n{SPOOF}\nthen done")
         s.turn("what about rollback?", "keep the old binary")
         self.id = s.id
-        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+        self.import_all()
 
 
 @pytest.fixture
@@ -54,9 +51,7 @@ def _code_actions_as_sent(c: LanguageClient) -> None:
 
 @pytest_asyncio.fixture
 async def client(world: World) -> AsyncIterator[LanguageClient]:
-    c = await start_sidecar(
-        env_for(world.lazy_home, world.user_home), world.repo, live_capture=False
-    )
+    c = await world.sidecar()
     _code_actions_as_sent(c)
     yield c
     await c.shutdown_session()

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_support import call as lsp_call
-from lsp_support import start_sidecar
 from pytest_lsp import LanguageClient
 
 from claude_session import Session
 from doctor_support import age
 from lazy.doctor.checks import CHECKS
 from lazy.model import DoctorReport
+from lsp_support import call as lsp_call
+from lsp_support import start_sidecar
 from search_support import env_for, run_lazy
 
 TIMEOUT = 60  # seconds for anything the sidecar is waited on for

@@ -9,29 +9,27 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_support import call, start_sidecar
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+import lsp_support
 from claude_session import Session
 from lazy.server.protocol import ALREADY_PROMOTED, NOT_FOUND
-from search_support import env_for, run_lazy
+from lsp_support import call
+from search_support import run_lazy
 
 
-class World:
+class World(lsp_support.World):
     def __init__(self, base: Path) -> None:
-        self.lazy_home = base / "lazy"
-        self.user_home = base / "home"
-        self.repo = base / "work" / "repo"
-        self.repo.mkdir(parents=True)
-        projects = self.user_home / ".claude" / "projects"
+        super().__init__(base)
+        projects = self.projects
         self.a = Session(projects, str(self.repo))
         self.a.turn("plan the frobnicator rollout", "three stages")
         self.a.turn("what about rollback?", "keep the old binary")
         self.a.turn("ship it", "shipped")
         self.other = Session(projects, "/elsewhere/other")
         self.other.turn("unrelated work in another project", "fine")
-        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+        self.import_all()
 
 
 @pytest.fixture
@@ -41,8 +39,7 @@ def world(tmp_path: Path) -> World:
 
 @pytest_asyncio.fixture
 async def client(world: World) -> AsyncIterator[LanguageClient]:
-    env = env_for(world.lazy_home, world.user_home)
-    c = await start_sidecar(env, world.repo, live_capture=False)
+    c = await world.sidecar()
     yield c
     await c.shutdown_session()
 

@@ -34,7 +34,8 @@ from lazy.store.queries import Ambiguous, NotFound, resolve_builder
 
 # Piped output keeps long lines whole rather than folding them at 80 columns.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False)
+# soft wrap: a warning naming a path is one line to copy, wrapped by the terminal, not by rich
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,16 @@ class Sidecar(LanguageServer):
         caps = self.client_capabilities
         return bool(caps and caps.window and caps.window.work_done_progress)
 
+    async def start_progress(self, title: str) -> ServerProgress:
+        """A cancellable ``$/progress`` the sidecar starts (the client shows it, if it can)."""
+        p = ServerProgress(self, asyncio.get_running_loop())
+        if p.shown:
+            await self.work_done_progress.create_async(p.token)
+            self.work_done_progress.begin(
+                p.token, lsp.WorkDoneProgressBegin(title=title, cancellable=True)
+            )
+        return p
+
     def notify(self, name: str, payload: BaseModel) -> None:
         """A notification of the protocol, from any thread."""
         assert BY_NAME[name].kind == "notification", name
@@ -68,6 +79,28 @@ class Sidecar(LanguageServer):
         if self.event_loop is None:
             return  # not initialized: no client to tell
         self.event_loop.call_soon_threadsafe(self.protocol.notify, name, data)
+
+
+class ServerProgress:
+    """One server-created ``$/progress``: reported from any thread, ended on the loop's."""
+
+    def __init__(self, ls: Sidecar, loop: asyncio.AbstractEventLoop) -> None:
+        self.ls = ls
+        self.loop = loop
+        self.token = str(uuid.uuid4())
+        self.shown = ls.client_supports_progress()
+
+    def report(self, done: int, total: int, what: str) -> None:
+        """``done of total what``, from a worker thread."""
+        if self.shown and total:
+            report = lsp.WorkDoneProgressReport(
+                message=f"{done} of {total} {what}", percentage=int(100 * done / total)
+            )
+            self.loop.call_soon_threadsafe(self.ls.work_done_progress.report, self.token, report)
+
+    def end(self) -> None:
+        if self.shown:
+            self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message="done"))
 
 
 class _ToClient(logging.Handler):

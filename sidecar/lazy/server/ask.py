@@ -8,10 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import uuid
 from typing import Any
 
-from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from lazy.ask.ask import AskError, ask_transcript
@@ -42,24 +40,10 @@ def register(ls: Sidecar) -> None:
             raise as_rpc_error(e) from None
         t = about.transcript
         runner = DockerRunner(t.builder.project or project_of(os.getcwd()))
-        token = str(uuid.uuid4())
-        progress = ls.work_done_progress
-        can_report = ls.client_supports_progress()
-        if can_report:
-            await progress.create_async(token)
-            progress.begin(token, lsp.WorkDoneProgressBegin(title=_title(p), cancellable=True))
-        loop = asyncio.get_running_loop()
+        progress = await ls.start_progress(_title(p))
 
         def report(done: int, total: int) -> None:
-            if can_report:
-                loop.call_soon_threadsafe(
-                    progress.report,
-                    token,
-                    lsp.WorkDoneProgressReport(
-                        message=f"{done} of {total} excerpts read",
-                        percentage=int(100 * done / total),
-                    ),
-                )
+            progress.report(done, total, "excerpts read")
 
         work = asyncio.ensure_future(
             asyncio.to_thread(ask_transcript, t, p.question, runner, report)
@@ -78,8 +62,7 @@ def register(ls: Sidecar) -> None:
             data = {"code": e.code, "detail": e.detail, "warnings": e.warnings}
             raise JsonRpcException(e.message, code=ASK_FAILED, data=data) from None
         finally:
-            if can_report:
-                progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
+            progress.end()
         return AskRunResult(
             builder_id=t.builder.id,
             task=about.task.code if about.task else None,

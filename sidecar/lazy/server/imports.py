@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import uuid
 from typing import Any
-
-from lsprotocol import types as lsp
 
 from lazy.capture.discovery import discover_tool
 from lazy.capture.importer import Plan, plan, run_import
@@ -64,27 +61,10 @@ def register(ls: Sidecar) -> None:
     async def import_run(ls: Sidecar, raw: Any) -> Any:
         p = params_of(ImportParams, raw)
         stop = threading.Event()
-        token = str(uuid.uuid4())
-        progress = ls.work_done_progress
-        can_report = ls.client_supports_progress()
-        if can_report:
-            await progress.create_async(token)
-            progress.begin(
-                token,
-                lsp.WorkDoneProgressBegin(title="Importing conversations", cancellable=True),
-            )
-        loop = asyncio.get_running_loop()
+        progress = await ls.start_progress("Importing conversations")
 
         def report(done: int, total: int) -> None:
-            if can_report and total:
-                loop.call_soon_threadsafe(
-                    progress.report,
-                    token,
-                    lsp.WorkDoneProgressReport(
-                        message=f"{done} of {total} session(s)",
-                        percentage=int(100 * done / total),
-                    ),
-                )
+            progress.report(done, total, "session(s)")
 
         work = asyncio.ensure_future(asyncio.to_thread(_run, ls, p, stop, report))
         try:
@@ -98,8 +78,7 @@ def register(ls: Sidecar) -> None:
         except StoreError as e:
             raise as_rpc_error(e) from None
         finally:
-            if can_report:
-                progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
+            progress.end()
         return result.model_dump(mode="json")
 
 

@@ -15,26 +15,23 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+import lsp_support
 from claude_session import Session
 from docker_support import Engine
-from lsp_support import TIMEOUT, call, plain, start_sidecar
+from lsp_support import TIMEOUT, call, plain
 from oneshot_api import REAL_KEY, fake_api
-from search_support import env_for, run_lazy
 
 LONG = 60 * 1024  # two answers this long do not fit one 96 KiB prompt: two excerpts
 REQUEST_CANCELLED = -32800
 
 
-class World:
+class World(lsp_support.World):
     def __init__(self, base: Path) -> None:
-        self.lazy_home = base / "lazy"
-        self.user_home = base / "home"
-        self.repo = base / "work" / "repo"
-        self.repo.mkdir(parents=True)
-        self.session = Session(self.user_home / ".claude" / "projects", str(self.repo))
+        super().__init__(base)
+        self.session = Session(self.projects, str(self.repo))
         self.session.turn("which compression for the archive?", "zstd, level 3. " + "z" * LONG)
         self.session.turn("and the index?", "tantivy, rebuilt on upgrade. " + "t" * LONG)
-        run_lazy(self.lazy_home, self.user_home, "import-conversation", "--all-projects", "--yes")
+        self.import_all()
 
 
 @pytest.fixture
@@ -43,14 +40,11 @@ def world(tmp_path: Path) -> World:
 
 
 async def ask_sidecar(world: World, base_url: str) -> LanguageClient:
-    env = env_for(
-        world.lazy_home,
-        world.user_home,
+    return await world.sidecar(
         DOCKER_HOST=os.environ["DOCKER_HOST"],  # the test engine's (the engine fixture)
         ANTHROPIC_BASE_URL=base_url,
         ANTHROPIC_API_KEY=REAL_KEY,
     )
-    return await start_sidecar(env, world.repo, live_capture=False)
 
 
 def reports(client: LanguageClient) -> list[str]:
@@ -128,3 +122,35 @@ async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) 
         finally:
             await client.shutdown_session()
     assert caught.value.code == REQUEST_CANCELLED
+
+
+@pytest.mark.asyncio
+async def test_ask_run_about_a_task_reads_its_prompt_and_its_messages_only(
+    world: World, engine: Engine
+) -> None:
+    rule = Rule(
+        "task",
+        [text("it was asked at #3")],
+        user_contains="Task pick-index (backlog): Pick the index",
+    )
+    with fake_api([rule]) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        try:
+            await call(
+                client,
+                "tasks/promote",
+                {"builder_id": world.session.id, "from_message": 3, "to_message": 3,
+                 "goal": "Pick the index", "code": "pick-index"},
+            )  # fmt: skip
+            got = await call(
+                client, "ask/run", {"id": "pick-index", "question": "why?"}, timeout=600
+            )
+        finally:
+            await client.shutdown_session()
+    assert (got["task"], got["builder_id"], got["chunks"]) == (
+        "pick-index",
+        world.session.id,
+        1,  # the task's one message fits one pass, though the whole conversation does not
+    )
+    assert got["answer"] == "it was asked at #3"
+    assert rule.used == 1

@@ -8,7 +8,7 @@ import { isRecord } from "./decode";
 import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
 import type { AskRunResult } from "./protocol";
 import type { ProgressSource } from "./sidecar";
-import { nonce } from "./transcript";
+import { nonce, webviewPage, type PageAssets } from "./webviewPage";
 
 export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
 
@@ -97,26 +97,16 @@ export async function askAbout(deps: AskDeps, target: AskTarget, question?: stri
 export const ANSWER_VIEW_TYPE = "lazy.answer";
 
 /** The answer page's shell: static markup, the answer arrives as data. */
-export function answerHtml(opts: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
-  const csp = ["default-src 'none'", `style-src ${opts.cspSource}`, `script-src 'nonce-${opts.nonce}'`].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${opts.styleUri}">
-<title>Answer</title>
-</head>
-<body>
-<h1 id="title"></h1>
+export function answerHtml(assets: PageAssets): string {
+  return webviewPage(
+    assets,
+    "Answer",
+    `<h1 id="title"></h1>
 <p id="question" class="question"></p>
 <div id="answer" class="answer"></div>
 <p id="counts" class="counts"></p>
-<ul id="warnings" class="warnings" hidden></ul>
-<script nonce="${opts.nonce}" src="${opts.scriptUri}"></script>
-</body>
-</html>`;
+<ul id="warnings" class="warnings" hidden></ul>`,
+  );
 }
 
 /** Answer panels, each beside the editor it was asked from; a `#12` in the answer reveals

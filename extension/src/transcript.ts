@@ -1,13 +1,13 @@
 // The transcript panels (host side): one per Builder, fed page by page from
 // transcripts/page, restored after a reload by the serializer. The page itself is built by
 // src/webview/ (bundled to dist/webview/), the only folder the webview may load from.
-import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "./client";
 import { builderLabel } from "./builders";
 import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelState, type WebviewToHost } from "./messages";
 import { builderTasks, promotedMessage, submitPromote } from "./promoteForm";
 import type { BuilderInfo, Task } from "./protocol";
+import { nonce, webviewPage, type PageAssets } from "./webviewPage";
 
 export const VIEW_TYPE = "lazy.transcript";
 
@@ -27,29 +27,12 @@ export interface TranscriptDeps {
 /** The promote form to open once the page is up: on a range, or asking for one. */
 type PendingPick = { from: number | null; to: number | null };
 
-export function nonce(): string {
-  return crypto.randomBytes(18).toString("base64");
-}
-
 /** The page's shell: static markup only (transcript text arrives later, as data). */
-export function transcriptHtml(opts: { cspSource: string; nonce: string; scriptUri: string; styleUri: string }): string {
-  const csp = [
-    "default-src 'none'",
-    `style-src ${opts.cspSource}`,
-    `script-src 'nonce-${opts.nonce}'`,
-    `img-src ${opts.cspSource}`,
-  ].join("; ");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${opts.styleUri}">
-<title>Transcript</title>
-</head>
-<body>
-<div class="toolbar">
+export function transcriptHtml(assets: PageAssets): string {
+  return webviewPage(
+    assets,
+    "Transcript",
+    `<div class="toolbar">
   <h1 id="title"></h1>
   <div id="meta" class="meta"></div>
   <div class="controls">
@@ -84,10 +67,8 @@ export function transcriptHtml(opts: { cspSource: string; nonce: string; scriptU
     <button id="promote-submit" type="submit" class="primary">Promote to task</button>
     <button id="promote-cancel" type="button">Cancel</button>
   </div>
-</form>
-<script nonce="${opts.nonce}" src="${opts.scriptUri}"></script>
-</body>
-</html>`;
+</form>`,
+  );
 }
 
 function truncate(s: string, n: number): string {

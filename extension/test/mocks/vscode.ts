@@ -142,6 +142,11 @@ export interface Recorded {
 
 export const calls: Recorded[] = [];
 
+/** The first argument (the message) of each recorded call of `method`, e.g. "window.showErrorMessage". */
+export function shownBy(method: string): string[] {
+  return calls.filter((c) => c.method === method).map((c) => String(c.args[0]));
+}
+
 function recorder(method: string, answer?: unknown): (...args: unknown[]) => Promise<unknown> {
   return (...args: unknown[]) => {
     calls.push({ method, args });

@@ -4,7 +4,7 @@ import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from ".
 import type { AskRunResult } from "../../src/protocol";
 import type { ProgressValue } from "../../src/sidecar";
 import { FakeClient, FakeLog, RpcError } from "../fakes";
-import { calls, CancellationTokenSource, Disposable, EventEmitter, resetMock, window } from "../mocks/vscode";
+import { calls, CancellationTokenSource, Disposable, EventEmitter, resetMock, shownBy, window } from "../mocks/vscode";
 import askFixture from "../../../protocol/fixtures/ask_run.json";
 
 const answered = askFixture.result as AskRunResult;
@@ -15,10 +15,6 @@ function typing(answer: string | undefined): void {
     calls.push({ method: "window.showInputBox", args });
     return Promise.resolve(answer);
   };
-}
-
-function shown(method: string): string[] {
-  return calls.filter((c) => c.method === method).map((c) => String(c.args[0]));
 }
 
 describe("Ask About This Builder", () => {
@@ -74,14 +70,14 @@ describe("Ask About This Builder", () => {
   it("says a cancelled ask was cancelled", async () => {
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32800, "cancelled")));
     assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "cancelled");
-    assert.deepEqual(shown("window.showInformationMessage"), ["Lazy: ask cancelled."]);
+    assert.deepEqual(shownBy("window.showInformationMessage"), ["Lazy: ask cancelled."]);
   });
 
   it("shows a failure's message and its code (invariant 6)", async () => {
     const data = { code: "docker-unavailable", detail: "Start Docker (sudo systemctl start docker)", warnings: [] };
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, "Docker is not running", data)));
     assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "failed");
-    assert.deepEqual(shown("window.showErrorMessage"), [
+    assert.deepEqual(shownBy("window.showErrorMessage"), [
       "Lazy: ask failed: Docker is not running [docker-unavailable] Start Docker (sudo systemctl start docker) (code -32007)",
     ]);
   });

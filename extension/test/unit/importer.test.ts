@@ -3,7 +3,7 @@ import { importConversations, previewLines, summarize } from "../../src/importer
 import type { ImportResult } from "../../src/protocol";
 import type { ProgressValue } from "../../src/sidecar";
 import { FakeClient, FakeLog, RpcError } from "../fakes";
-import { calls, CancellationTokenSource, EventEmitter, Disposable, resetMock, window } from "../mocks/vscode";
+import { calls, CancellationTokenSource, EventEmitter, Disposable, resetMock, shownBy, window } from "../mocks/vscode";
 import previewFixture from "../../../protocol/fixtures/import_preview.json";
 import runFixture from "../../../protocol/fixtures/import_run.json";
 
@@ -17,10 +17,6 @@ function answer(choice: string | undefined): void {
     const modal = typeof args[1] === "object" && args[1] !== null && (args[1] as { modal?: boolean }).modal;
     return Promise.resolve(modal ? choice : undefined);
   };
-}
-
-function messages(method: string): string[] {
-  return calls.filter((c) => c.method === method).map((c) => String(c.args[0]));
 }
 
 describe("import", () => {
@@ -38,7 +34,7 @@ describe("import", () => {
     assert.equal(confirm.args[0], "Import 5 new conversations for this workspace?");
     assert.match((confirm.args[1] as { detail: string }).detail, /Claude Code: 5 new, 37 already imported, 3 one-shots ignored/);
     assert.deepEqual(confirm.args.slice(2), ["Import"]);
-    assert.match(messages("window.showWarningMessage")[0] ?? "", /Imported 2 new conversations, 1 updated, 214 messages added\. 2 problems/);
+    assert.match(shownBy("window.showWarningMessage")[0] ?? "", /Imported 2 new conversations, 1 updated, 214 messages added\. 2 problems/);
     assert.ok(log.lines.some((l) => l.includes("quarantined") && l.includes(":118:")));
   });
 
@@ -56,7 +52,7 @@ describe("import", () => {
     const client = new FakeClient().on("import/preview", () => none);
     const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "nothing");
-    assert.match(messages("window.showInformationMessage")[0] ?? "", /no new conversations for this workspace \(4 conversations already imported\)/);
+    assert.match(shownBy("window.showInformationMessage")[0] ?? "", /no new conversations for this workspace \(4 conversations already imported\)/);
   });
 
   it("cancels through the request's token and reports what was done", async () => {
@@ -71,7 +67,7 @@ describe("import", () => {
     });
     const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "cancelled");
-    assert.match(messages("window.showWarningMessage")[0] ?? "", /Import cancelled; until then: 2 new/);
+    assert.match(shownBy("window.showWarningMessage")[0] ?? "", /Import cancelled; until then: 2 new/);
   });
 
   it("treats a cancelled request (-32800) as a cancel, not a failure", async () => {
@@ -81,7 +77,7 @@ describe("import", () => {
     });
     const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "cancelled");
-    assert.equal(messages("window.showErrorMessage").length, 0);
+    assert.equal(shownBy("window.showErrorMessage").length, 0);
   });
 
   it("shows the sidecar's $/progress in its notification", async () => {
@@ -120,7 +116,7 @@ describe("import", () => {
     });
     const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "failed");
-    assert.match(messages("window.showErrorMessage")[0] ?? "", /the store is locked \[locked\] database is locked \(code -32004\)/);
+    assert.match(shownBy("window.showErrorMessage")[0] ?? "", /the store is locked \[locked\] database is locked \(code -32004\)/);
   });
 
   it("describes previews and results", () => {

@@ -600,6 +600,7 @@ test("promoting messages 2–3 through the transcript's form, the same range ref
   assert.match(await frame.locator("#promote-code").getAttribute("placeholder"), /from the goal/);
   assert.ok(await frame.locator("#m-2").evaluate((e) => e.closest(".entry").classList.contains("in-range")), "#2 is not highlighted");
   await frame.locator("#promote-goal").fill("Settle the palette");
+  await page.screenshot({ path: path.join(OUT, "promote.png") }); // the form, filled in
   await form.locator("button", { hasText: "Promote to task" }).click();
   const notice = frame.locator("#notice");
   await until("the promoted notice", async () => /Promoted #2–3 to task \S+\./.test(await notice.innerText()));
@@ -610,8 +611,7 @@ test("promoting messages 2–3 through the transcript's form, the same range ref
     frame.evaluate((code) => [2, 3].every((n) => document.getElementById(`m-${n}`)?.textContent.includes(`task ${code}`)), promotedCode),
   );
   assert.deepEqual(storedTasks().filter((t) => t.code === promotedCode), [{ code: promotedCode, from: 2, to: 3 }]);
-  const shot = path.join(OUT, "promote.png");
-  await page.screenshot({ path: shot });
+  await page.screenshot({ path: path.join(OUT, "promoted.png") });
   await until(`the Tasks view listing ${promotedCode}`, async () => (await tasksViewText()).includes(promotedCode));
 
   // the same range again: the refusal, naming the task, before submit ...

@@ -110,9 +110,15 @@ class Fallback:
 
 
 class Watchdog:
-    """Bounds the hook's time: at ``budget`` it interrupts the store's statements (the
+    """Bounds the hook's time: past ``budget`` the store's statements are interrupted (the
     capture fails with SQLITE_INTERRUPT and rolls back its open batch); at ``hard`` it records
-    why in the fallback log and ends the process."""
+    why in the fallback log and ends the process.
+
+    The interrupting is SQLite's progress handler, asked every PROGRESS_STEPS VM steps of any
+    statement, rather than ``interrupt()`` from this thread: that is a no-op when it lands
+    between statements, so a capture busy parsing when the budget ran out went on to the end."""
+
+    PROGRESS_STEPS = 1000
 
     def __init__(self, fallback: Fallback, context: dict[str, Any], budget: float, hard: float):
         self.fallback = fallback
@@ -122,42 +128,43 @@ class Watchdog:
         self.started = time.monotonic()
         self.expired = False
         self.conn: Any = None  # the store's connection while capture may be interrupted
-        self._lock = threading.Lock()
         self._done = threading.Event()
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="lazy-hook-watchdog", daemon=True).start()
 
     def interruptible(self, conn: Any) -> None:
-        with self._lock:
-            self.conn = conn
+        """From here on, ``conn``'s statements stop once the budget has run out."""
+        self.conn = conn
+        conn.set_progress_handler(self._over_budget, self.PROGRESS_STEPS)
+
+    def _over_budget(self) -> int:
+        return 1 if self.expired else 0
 
     def settled(self) -> None:
         """No more interrupting: what follows (recording the outcome) must get through."""
-        with self._lock:
+        if self.conn is not None:
+            self.conn.set_progress_handler(None, 0)
             self.conn = None
 
     def finish(self) -> None:
         self._done.set()
 
     def _run(self) -> None:
-        if not self._done.wait(self.budget):
-            self.expired = True
-            while not self._done.wait(0.05):
-                with self._lock:
-                    if self.conn is not None:
-                        self.conn.interrupt()
-                if time.monotonic() - self.started >= self.hard:
-                    self.fallback.write(
-                        {
-                            **self.context,
-                            "level": "error",
-                            "code": "HOOK_TIMEOUT",
-                            "reason": f"the hook did not finish within {self.hard:.0f} s and"
-                            " exited; the next hook or the daemon's sweep captures the rest",
-                        }
-                    )
-                    os._exit(0)
+        if self._done.wait(self.budget):
+            return
+        self.expired = True
+        if not self._done.wait(max(0.0, self.hard - (time.monotonic() - self.started))):
+            self.fallback.write(
+                {
+                    **self.context,
+                    "level": "error",
+                    "code": "HOOK_TIMEOUT",
+                    "reason": f"the hook did not finish within {self.hard:.0f} s and"
+                    " exited; the next hook or the daemon's sweep captures the rest",
+                }
+            )
+            os._exit(0)
 
 
 def read_stdin(stream: IO[bytes], wait: float = STDIN_WAIT) -> bytes:

@@ -1046,6 +1046,30 @@ def scenario_hooked(s: Session) -> None:
     s.expect = {}  # checked against a fresh import of the same files, not a script
 
 
+# what lazy-home/store.db holds in ``hooked_broken_store``: not a database
+BROKEN_STORE = b"not a database: a file the hooks must leave as it is\n" * 64
+
+
+def scenario_hooked_broken_store(s: Session) -> None:
+    """lazy's hooks installed over a store that cannot be opened (not a database): one
+    ``claude -p`` turn, which must go as it would without hooks (the driver fails on a
+    non-zero exit or an error result); what the hooks say is checked by the test."""
+    install_lazy_hooks(s)
+    home = Path(s.observed["lazy_home"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "store.db").write_bytes(BROKEN_STORE)
+    for stale in home.glob("store.db-*"):  # the WAL of a store the install may have made
+        stale.unlink()
+    prompt = f"Say hello over a broken store ({s.token('p')})"
+    turn = s.claude_print(prompt, reply=[text(s.token("reply"))])
+    s.observed["session_id"] = turn.session_id
+    # Claude Code's own account of its Stop hooks: how each ended, its output, its time
+    [transcript] = (s.sb.config / "projects").glob(f"*/{turn.session_id}.jsonl")
+    lines = [json.loads(x) for x in transcript.read_text().splitlines() if x.strip()]
+    s.observed["stop_hooks"] = [x for x in lines if x.get("subtype") == "stop_hook_summary"]
+    s.expect = {}  # the store was never reachable: the test reads the fallback log
+
+
 SCENARIOS: dict[str, Callable[[Session], None]] = {
     "single_turn": scenario_single_turn,
     "resume": scenario_resume,
@@ -1058,4 +1082,5 @@ SCENARIOS: dict[str, Callable[[Session], None]] = {
     "oneshot": scenario_oneshot,
     "marker_quote": scenario_marker_quote,
     "hooked": scenario_hooked,
+    "hooked_broken_store": scenario_hooked_broken_store,
 }

@@ -5,6 +5,7 @@ What the hooks stored must equal a fresh `lazy import-conversation` of the same 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,3 +77,37 @@ def test_hooks_alone_capture_what_an_import_would(scenario: ScenarioRun, lazy: L
         ).fetchall()
     assert problems == []
     assert not (hooked / "hook-failures.log").exists(), (hooked / "hook-failures.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [pytest.param("hooked_broken_store", marks=pytest.mark.scenario("hooked_broken_store"))],
+    indirect=True,
+)
+def test_a_broken_store_costs_claude_code_nothing_and_each_hook_says_so_aside(
+    scenario: ScenarioRun, lazy: Lazy
+) -> None:
+    from driver import BROKEN_STORE
+
+    observed = scenario.script["observed"]
+    home, sid = Path(observed["lazy_home"]), observed["session_id"]
+    # the turn went as ever: the driver fails the scenario on a non-zero exit or an error result
+    assert sid
+    # and by Claude Code's own account the Stop hook ended well, saying nothing
+    [summary] = observed["stop_hooks"]
+    [info] = summary["hookInfos"]
+    assert info["command"].endswith(" capture --hook"), info
+    assert (summary["hookErrors"], summary["hasOutput"]) == ([], False), summary
+    assert summary["preventedContinuation"] is False
+    # the file where the store should be is left exactly as it was
+    assert (home / "store.db").read_bytes() == BROKEN_STORE
+    # every hook Claude Code ran said why, in the fallback log, naming its session and file
+    records = [json.loads(line) for line in (home / "hook-failures.log").read_text().splitlines()]
+    assert sorted(r["event"] for r in records) == sorted(EVENTS[:2] + EVENTS[3:]), records
+    for r in records:
+        assert (r["level"], r["code"], r["session_id"]) == ("error", "SQLITE_NOTADB", sid), r
+        assert r["reason"].startswith("the store could not be opened"), r
+        assert r["path"].endswith(f"{sid}.jsonl"), r
+    # nothing is lost: the session is on disk, and an import into a working store takes it
+    report = lazy.json("import-conversation", "--all", "--all-projects", "--json")
+    assert sid in report["imported"], report

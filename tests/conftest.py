@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,3 +40,20 @@ def store(tmp_path: Path) -> Iterator[Store]:
 def corpus() -> Path:
     require(CLAUDE_CORPUS.is_dir(), f"the shared corpus at {CLAUDE_CORPUS}")
     return CLAUDE_CORPUS
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[str]]]:
+    """Children a test starts; any still running at the end are killed by pid and reaped,
+    their pipes closed."""
+    started: list[subprocess.Popen[str]] = []
+    try:
+        yield started
+    finally:
+        for p in started:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            for stream in (p.stdin, p.stdout, p.stderr):
+                if stream is not None:
+                    stream.close()

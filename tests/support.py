@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from lazy.pidfile import Holder, me
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("LAZY_CORPUS", REPO.parent / "shared" / "corpus"))
 CLAUDE_CORPUS = CORPUS / "claude-code"
@@ -48,3 +50,19 @@ def split_sessions(src: Path, dest_dir: Path) -> list[Path]:
         path.write_text("".join(lines))
         out.append(path)
     return out
+
+
+def dead_holder() -> Holder:
+    """A pid file record whose process has exited: a real pid and create time, now gone."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                         stdin=subprocess.PIPE)  # fmt: skip
+    created = psutil.Process(p.pid).create_time()
+    assert p.stdin is not None
+    p.stdin.close()
+    p.wait(timeout=30)
+    return Holder(p.pid, created, me().host, "d" * 32, "2026-01-01T00:00:00.000Z")

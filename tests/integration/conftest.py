@@ -3,10 +3,7 @@ removed afterwards, and child processes that are always reaped."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -63,19 +60,3 @@ def store(lazy_home: Path) -> Iterator[Store]:
         yield s
     finally:
         s.close()
-
-
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[str]]]:
-    """Children a test starts; any still running at the end are killed by pid and reaped."""
-    started: list[subprocess.Popen[str]] = []
-    try:
-        yield started
-    finally:
-        for p in started:
-            if p.poll() is None:
-                os.kill(p.pid, signal.SIGKILL)
-            p.wait()
-            for stream in (p.stdout, p.stderr):
-                if stream is not None:
-                    stream.close()

@@ -10,7 +10,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -24,6 +23,7 @@ from claude_session import Session
 from lazy.capture import daemon
 from lazy.pidfile import Holder, PidFile, me
 from search_support import env_for
+from support import dead_holder
 
 TIMEOUT = 60.0  # seconds anything a daemon does is waited for
 
@@ -173,7 +173,7 @@ def test_start_captures_reports_and_stops(d: Daemons) -> None:
 def test_starts_at_once_make_one_daemon(d: Daemons, before: str) -> None:
     if before == "a stale pid file":
         d.lazy_home.mkdir(parents=True)
-        (d.lazy_home / daemon.PID_FILE).write_text(json.dumps(asdict(_dead_holder())))
+        (d.lazy_home / daemon.PID_FILE).write_text(json.dumps(asdict(dead_holder())))
     starts = [
         subprocess.Popen([LAZY, "daemon", "start"], env=d.env(), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
@@ -193,20 +193,10 @@ def test_starts_at_once_make_one_daemon(d: Daemons, before: str) -> None:
                what="the losing daemons to exit")  # fmt: skip
 
 
-def _dead_holder() -> Holder:
-    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                         stdin=subprocess.PIPE)  # fmt: skip
-    created = psutil.Process(p.pid).create_time()
-    assert p.stdin is not None
-    p.stdin.close()
-    p.wait(timeout=TIMEOUT)
-    return Holder(p.pid, created, me().host, "f" * 32, "2026-01-01T00:00:00.000Z")
-
-
 @pytest.mark.parametrize("stale", ["dead pid", "reused pid"])
 def test_a_stale_pid_file_is_taken_over(d: Daemons, stale: str) -> None:
     if stale == "dead pid":
-        record = _dead_holder()
+        record = dead_holder()
     else:  # this very test's pid, alive, but not the process that wrote the record
         mine = me()
         record = Holder(os.getpid(), mine.create_time - 1000, mine.host, "e" * 32, mine.started_at)

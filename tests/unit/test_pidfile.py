@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import psutil
 import pytest
 
 from lazy.pidfile import GRACE, Held, Holder, PidFile, me
+from support import dead_holder
 
 HOLD = """
 import sys, time
@@ -41,21 +41,6 @@ pf.release()
 
 
 @pytest.fixture
-def children() -> Iterator[list[subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
-    try:
-        yield started
-    finally:
-        for p in started:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-            for s in (p.stdin, p.stdout):
-                if s is not None:
-                    s.close()
-
-
-@pytest.fixture
 def pids(tmp_path: Path) -> Path:
     d = tmp_path / "pids"
     d.mkdir()
@@ -75,16 +60,6 @@ def write(path: Path, holder: Holder) -> None:
     path.write_text(json.dumps(asdict(holder)))
 
 
-def dead_holder() -> Holder:
-    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                         stdin=subprocess.PIPE)  # fmt: skip
-    created = psutil.Process(p.pid).create_time()
-    assert p.stdin is not None
-    p.stdin.close()
-    p.wait()
-    return Holder(p.pid, created, me().host, "d" * 32, "2026-01-01T00:00:00.000Z")
-
-
 def test_acquire_release(pids: Path) -> None:
     pf = PidFile(pids / "x.pid")
     mine = pf.acquire()
@@ -97,11 +72,11 @@ def test_acquire_release(pids: Path) -> None:
     assert not (pids / "x.pid").exists()
 
 
-def test_a_live_holder_is_never_broken(pids: Path, children: list[subprocess.Popen[str]]) -> None:
+def test_a_live_holder_is_never_broken(pids: Path, procs: list[subprocess.Popen[str]]) -> None:
     go = pids / "go"
     go.touch()
     holder = contender(pids / "x.pid", go)
-    children.append(holder)
+    procs.append(holder)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "got"
     with pytest.raises(Held) as e:
         PidFile(pids / "x.pid").acquire()
@@ -156,18 +131,18 @@ def test_debris_is_waited_for_then_taken_over(pids: Path) -> None:
 
 
 def test_contenders_breaking_one_stale_record_leave_one_holder(
-    pids: Path, children: list[subprocess.Popen[str]]
+    pids: Path, procs: list[subprocess.Popen[str]]
 ) -> None:
     path, go = pids / "x.pid", pids / "go"
     write(path, dead_holder())
     for _ in range(6):
-        children.append(contender(path, go))
+        procs.append(contender(path, go))
     go.touch()
     said = []
-    for c in children:
+    for c in procs:
         assert c.stdout is not None
         said.append(c.stdout.readline().strip())
-    winners = [c for c, s in zip(children, said, strict=True) if s == "got"]
+    winners = [c for c, s in zip(procs, said, strict=True) if s == "got"]
     assert len(winners) == 1, said
     assert all(s == f"held {winners[0].pid}" for s in said if s != "got"), said
     assert PidFile(path).read() is not None and PidFile(path).holder().pid == winners[0].pid  # type: ignore[union-attr]

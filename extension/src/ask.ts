@@ -7,6 +7,7 @@ import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./
 import { isRecord } from "./decode";
 import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
 import type { AskRunResult } from "./protocol";
+import { followProgress } from "./progress";
 import type { ProgressSource } from "./sidecar";
 import { nonce, webviewPage, type PageAssets } from "./webviewPage";
 
@@ -25,24 +26,12 @@ export interface AskTarget {
   label: string;
 }
 
-/** The sidecar's progress while the request runs, reported in the notification. */
+/** The sidecar's progress while the request runs, as the notification's message. */
 function follow(source: ProgressSource | undefined, progress: vscode.Progress<{ message?: string }>): vscode.Disposable {
-  const subs: vscode.Disposable[] = [];
-  if (source) {
-    subs.push(
-      source.onDidCreateProgress((t) => {
-        subs.push(
-          source.onProgress(t, (v) => {
-            if (v.kind === "end") return;
-            const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
-            if (message) progress.report({ message });
-          }),
-        );
-      }),
-    );
-  }
-  return new vscode.Disposable(() => {
-    for (const s of subs) s.dispose();
+  return followProgress(source, (v) => {
+    if (v.kind === "end") return;
+    const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
+    if (message) progress.report({ message });
   });
 }
 

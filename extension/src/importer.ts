@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, type LazyClient } from "./client";
 import type { ImportReport, ImportResult, Scope } from "./protocol";
+import { followProgress } from "./progress";
 import type { ProgressSource } from "./sidecar";
 import { toolName } from "./tools";
 
@@ -82,28 +83,18 @@ export async function importConversations(deps: ImportDeps): Promise<ImportOutco
       { location: vscode.ProgressLocation.Notification, title: "Lazy: importing conversations", cancellable: true },
       async (progress, token) => {
         let last = 0;
-        const subs: vscode.Disposable[] = [];
-        if (deps.progress) {
-          const source = deps.progress;
-          subs.push(
-            source.onDidCreateProgress((t) => {
-              subs.push(
-                source.onProgress(t, (v) => {
-                  if (v.kind === "end") return;
-                  const pct = v.percentage ?? last;
-                  progress.report({ message: v.message, increment: Math.max(0, pct - last) });
-                  last = Math.max(last, pct);
-                }),
-              );
-            }),
-          );
-        }
+        const following = followProgress(deps.progress, (v) => {
+          if (v.kind === "end") return;
+          const pct = v.percentage ?? last;
+          progress.report({ message: v.message, increment: Math.max(0, pct - last) });
+          last = Math.max(last, pct);
+        });
         try {
           // the request's token: cancelling sends $/cancelRequest, and the sidecar answers
           // with what it imported until then, marked cancelled
           return await client.request("import/run", scope, token);
         } finally {
-          for (const s of subs) s.dispose();
+          following.dispose();
         }
       },
     );

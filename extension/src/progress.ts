@@ -1,0 +1,14 @@
+// Following the sidecar's server-created $/progress from a request's own notification.
+import * as vscode from "vscode";
+import type { ProgressSource, ProgressValue } from "./sidecar";
+
+/** Every value of every $/progress the sidecar creates from now until disposed, for a request
+ * to show in its own notification (the sidecar's tokens are its own: nothing ties one to the
+ * request, so whoever follows during a request takes them all). */
+export function followProgress(source: ProgressSource | undefined, onValue: (value: ProgressValue) => void): vscode.Disposable {
+  const subs: vscode.Disposable[] = [];
+  if (source) subs.push(source.onDidCreateProgress((t) => subs.push(source.onProgress(t, onValue))));
+  return new vscode.Disposable(() => {
+    for (const s of subs) s.dispose();
+  });
+}

@@ -3,7 +3,8 @@
 import type * as vscode from "vscode";
 import type { LazyClient } from "../src/client";
 import type { BuilderInfo, RequestName, Requests } from "../src/protocol";
-import { EventEmitter } from "./mocks/vscode";
+import type { ProgressSource, ProgressValue } from "../src/sidecar";
+import { Disposable, EventEmitter } from "./mocks/vscode";
 
 type Handler<M extends RequestName> = (
   params: Requests[M]["params"],
@@ -150,3 +151,23 @@ export class FakeMemento {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The sidecar's $/progress as a test plays it: `created.fire(token)`, then the handler a
+ * follower subscribed for that token (gone once it unsubscribes). */
+export class FakeProgress {
+  readonly created = new EventEmitter<string>();
+  readonly handlers = new Map<string, (v: ProgressValue) => void>();
+  readonly source = {
+    onDidCreateProgress: this.created.event,
+    onProgress: (t: string | number, h: (v: ProgressValue) => void) => {
+      this.handlers.set(String(t), h);
+      return new Disposable(() => this.handlers.delete(String(t)));
+    },
+  } as unknown as ProgressSource;
+
+  /** A token created, then each value sent on it. */
+  play(token: string, ...values: ProgressValue[]): void {
+    this.created.fire(token);
+    for (const v of values) this.handlers.get(token)?.(v);
+  }
+}

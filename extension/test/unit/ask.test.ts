@@ -2,9 +2,8 @@ import * as assert from "node:assert/strict";
 import { askAbout, answerHtml } from "../../src/ask";
 import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/askMessages";
 import type { AskRunResult } from "../../src/protocol";
-import type { ProgressValue } from "../../src/sidecar";
-import { FakeClient, FakeLog, RpcError } from "../fakes";
-import { calls, CancellationTokenSource, Disposable, EventEmitter, resetMock, shownBy, window } from "../mocks/vscode";
+import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
+import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";
 import askFixture from "../../../protocol/fixtures/ask_run.json";
 
 const answered = askFixture.result as AskRunResult;
@@ -40,22 +39,17 @@ describe("Ask About This Builder", () => {
     const reports: unknown[] = [];
     window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: unknown) => Promise<unknown>) =>
       task({ report: (v) => reports.push(v) }, new CancellationTokenSource().token));
-    const created = new EventEmitter<string>();
-    const handlers = new Map<string, (v: ProgressValue) => void>();
-    const progress = {
-      onDidCreateProgress: created.event,
-      onProgress: (t: string, h: (v: ProgressValue) => void) => { handlers.set(t, h); return new Disposable(() => handlers.delete(t)); },
-    };
+    const progress = new FakeProgress();
     const client = new FakeClient().on("ask/run", () => {
-      created.fire("t1");
-      handlers.get("t1")?.({ kind: "begin", title: "Asking 0197a3c2" });
-      handlers.get("t1")?.({ kind: "report", message: "excerpt 1 of 3" });
-      handlers.get("t1")?.({ kind: "end" });
+      progress.play("t1",
+        { kind: "begin", title: "Asking 0197a3c2" },
+        { kind: "report", message: "excerpt 1 of 3" },
+        { kind: "end" });
       return answered;
     });
-    await askAbout({ client: () => client, progress: progress, log: new FakeLog().asLog(), show: () => undefined }, target, "why?");
+    await askAbout({ client: () => client, progress: progress.source, log: new FakeLog().asLog(), show: () => undefined }, target, "why?");
     assert.deepEqual(reports, [{ message: "Asking 0197a3c2" }, { message: "excerpt 1 of 3" }]);
-    assert.equal(handlers.size, 0, "the progress subscription ends with the request");
+    assert.equal(progress.handlers.size, 0, "the progress subscription ends with the request");
   });
 
   it("does nothing when the question is dismissed or empty", async () => {

@@ -1,9 +1,8 @@
 import * as assert from "node:assert/strict";
 import { importConversations, previewLines, summarize } from "../../src/importer";
 import type { ImportResult } from "../../src/protocol";
-import type { ProgressValue } from "../../src/sidecar";
-import { FakeClient, FakeLog, RpcError } from "../fakes";
-import { calls, CancellationTokenSource, EventEmitter, Disposable, resetMock, shownBy, window } from "../mocks/vscode";
+import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
+import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";
 import previewFixture from "../../../protocol/fixtures/import_preview.json";
 import runFixture from "../../../protocol/fixtures/import_run.json";
 
@@ -85,29 +84,21 @@ describe("import", () => {
     const reports: unknown[] = [];
     window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: unknown) => Promise<unknown>) =>
       task({ report: (v) => reports.push(v) }, new CancellationTokenSource().token));
-    const created = new EventEmitter<string>();
-    const handlers = new Map<string, (v: ProgressValue) => void>();
-    const progress = {
-      onDidCreateProgress: created.event,
-      onProgress: (t: string | number, h: (v: ProgressValue) => void) => {
-        handlers.set(String(t), h);
-        return new Disposable(() => handlers.delete(String(t)));
-      },
-    };
+    const progress = new FakeProgress();
     const client = new FakeClient().on("import/preview", () => preview).on("import/run", () => {
-      created.fire("tok");
-      handlers.get("tok")?.({ kind: "begin", title: "Importing conversations" });
-      handlers.get("tok")?.({ kind: "report", message: "20 of 40 session(s)", percentage: 50 });
-      handlers.get("tok")?.({ kind: "report", message: "40 of 40 session(s)", percentage: 100 });
+      progress.play("tok",
+        { kind: "begin", title: "Importing conversations" },
+        { kind: "report", message: "20 of 40 session(s)", percentage: 50 },
+        { kind: "report", message: "40 of 40 session(s)", percentage: 100 });
       return run;
     });
-    await importConversations({ client: () => client, scope: () => scope, progress: progress, log: new FakeLog().asLog() });
+    await importConversations({ client: () => client, scope: () => scope, progress: progress.source, log: new FakeLog().asLog() });
     assert.deepEqual(reports, [
       { message: undefined, increment: 0 },
       { message: "20 of 40 session(s)", increment: 50 },
       { message: "40 of 40 session(s)", increment: 50 },
     ]);
-    assert.equal(handlers.size, 0, "unsubscribed after the run");
+    assert.equal(progress.handlers.size, 0, "unsubscribed after the run");
   });
 
   it("reports a failed preview with the machine detail", async () => {

@@ -64,8 +64,6 @@ def message_at(starts: list[tuple[int, int]], line: int) -> int:
 
 
 def promote_range(lines: Sequence[str], total: int, sel: lsp.Range) -> tuple[int, int] | None:
-    if sel.start == sel.end:
-        return None  # a cursor is not a choice of messages: no bulb on every line
     starts = message_starts(lines, total)
     if not starts:
         return None
@@ -104,6 +102,8 @@ def register(ls: Sidecar) -> None:
         only = params.context.only
         if only and not any(lsp.CodeActionKind.Refactor.startswith(k) for k in only):
             return None
+        if params.range.start == params.range.end:
+            return None  # a cursor is not a choice of messages (and asks before any store read)
         uri = params.text_document.uri
         address = address_of(uri)
         own = _own_line(ls, *address) if address else None

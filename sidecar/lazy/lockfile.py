@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import socket
 import stat
 import sys
 import time
@@ -41,13 +40,11 @@ from types import TracebackType
 import orjson
 import psutil
 
+from lazy.procs import HOST, holder_gone
+
 log = logging.getLogger(__name__)
 
-# psutil derives a create time from boot time and clock ticks: two readings of one process
-# can differ by a tick, and the wall clock stepping moves boot time by up to a second.
-CREATE_TIME_SLACK = 1.0
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_HOST = socket.gethostname()
 
 
 class LockTimeout(TimeoutError):
@@ -180,7 +177,7 @@ class LockFile:
         pid, created = _me()
         at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         record = orjson.dumps(
-            {"pid": pid, "create_time": created, "host": _HOST, "nonce": nonce, "at": at}
+            {"pid": pid, "create_time": created, "host": HOST, "nonce": nonce, "at": at}
         )
         try:
             fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _NOFOLLOW, 0o600)
@@ -260,23 +257,7 @@ class LockFile:
                 return None
             what = "an empty" if not raw.strip() else "a malformed"
             return f"{what} lock record {age:.1f}s old"
-        if rec.host != _HOST:
-            return None
-        try:
-            proc = psutil.Process(rec.pid)
-            created = float(proc.create_time())
-            if proc.status() == psutil.STATUS_ZOMBIE:
-                return f"its holder, pid {rec.pid}, has exited"
-        except psutil.NoSuchProcess:
-            return f"its holder, pid {rec.pid}, is gone"
-        except psutil.AccessDenied:
-            return None  # a live process of another user
-        if abs(created - rec.create_time) > CREATE_TIME_SLACK:
-            return (
-                f"pid {rec.pid} now belongs to another process (started at {created:.2f},"
-                f" the holder at {rec.create_time:.2f})"
-            )
-        return None
+        return holder_gone(rec.pid, rec.create_time, rec.host)
 
     def _break_if_stale(self) -> str | None:
         with self._guard() as guarded:
@@ -306,9 +287,9 @@ class LockFile:
         rec = _parse(raw)
         if rec is None:
             return f"its record is not valid yet ({len(raw)} bytes); it is stale after {self.malformed_grace:g}s"
-        where = "" if rec.host == _HOST else f" on host {rec.host} (not judged from here)"
+        where = "" if rec.host == HOST else f" on host {rec.host} (not judged from here)"
         try:
-            name = psutil.Process(rec.pid).name() if rec.host == _HOST else ""
+            name = psutil.Process(rec.pid).name() if rec.host == HOST else ""
         except psutil.Error:
             name = ""
         return f"held since {rec.at} by pid {rec.pid}{f' ({name})' if name else ''}{where}"

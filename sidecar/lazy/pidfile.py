@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -22,10 +21,9 @@ from pathlib import Path
 import orjson
 import psutil
 
+from lazy.procs import HOST, holder_gone
 from lazy.store.db import now_iso
 
-# create times of one process read at two moments can differ by the boot time's rounding
-SAME_START = 1.0  # seconds
 GRACE = 2.0  # seconds a half-written record is given before it counts as debris
 
 
@@ -38,18 +36,9 @@ class Holder:
     started_at: str  # ISO time the role was taken
 
     def alive(self) -> bool:
-        """This very process still runs (not a zombie, not another process with its pid)."""
-        if self.host != socket.gethostname():
-            return True  # another machine's (a shared home): never judged from here
-        try:
-            p = psutil.Process(self.pid)
-            if p.status() == psutil.STATUS_ZOMBIE:
-                return False
-            return bool(abs(p.create_time() - self.create_time) < SAME_START)
-        except (psutil.NoSuchProcess, psutil.ZombieProcess):
-            return False
-        except psutil.AccessDenied:
-            return True  # it exists; we may not look closer
+        """This very process still runs (not a zombie, not another process with its pid);
+        another machine's (a shared home) is never judged from here."""
+        return holder_gone(self.pid, self.create_time, self.host) is None
 
 
 class Held(Exception):
@@ -65,7 +54,7 @@ def me() -> Holder:
     return Holder(
         pid=pid,
         create_time=psutil.Process(pid).create_time(),
-        host=socket.gethostname(),
+        host=HOST,
         nonce=uuid.uuid4().hex,
         started_at=now_iso(),
     )

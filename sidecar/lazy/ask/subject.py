@@ -8,8 +8,11 @@ from dataclasses import dataclass
 
 from lazy.model import MessageView, Task, Transcript
 from lazy.store import Store
-from lazy.store.queries import resolve_builder, transcript
+from lazy.store.queries import resolve_builder
 from lazy.tasks.store import get_task
+from lazy.view.reading import task as shown_task
+from lazy.view.reading import transcript
+from lazy.view.redaction import redactor
 
 
 @dataclass(frozen=True)
@@ -23,8 +26,12 @@ def subject(store: Store, ident: str) -> Subject:
     conversation."""
     task = get_task(store.conn, ident)
     if task is None:
-        return Subject(transcript(store.conn, resolve_builder(store.conn, ident)), None)
-    source = transcript(store.conn, task.builder_id, task.from_message, task.to_message)
+        bid = resolve_builder(store.conn, ident)
+        return Subject(transcript(store.conn, bid, home=store.home), None)
+    task = shown_task(task, redactor(store.home))
+    source = transcript(
+        store.conn, task.builder_id, task.from_message, task.to_message, home=store.home
+    )
     brief = MessageView(
         number=0,
         role="task",

@@ -26,7 +26,9 @@ from lazy.registry import (
 )
 from lazy.sources import TOOLS
 from lazy.store import Store, lazy_home
-from lazy.store.queries import Ambiguous, NotFound, builder_info, resolve_builder, short_id
+from lazy.store.queries import Ambiguous, NotFound, resolve_builder, short_id
+from lazy.view.reading import builder_info
+from lazy.view.redaction import redactor
 
 
 def _fail(message: str) -> click.ClickException:
@@ -200,7 +202,7 @@ def alias_list(
             for e in entries:
                 known = conversation_of(store.conn, e.native_id)
                 if known is not None:
-                    conversations[e.native_id] = known
+                    conversations[e.native_id] = (known[0], redactor()(known[1]))
     if as_json:
         emit_json(
             {

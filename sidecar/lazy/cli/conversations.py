@@ -23,8 +23,8 @@ from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Task, Transcript
 from lazy.sources import TOOLS
-from lazy.store.queries import list_builders, transcript
 from lazy.tasks.store import list_tasks
+from lazy.view.reading import list_builders, transcript
 
 ROLE_STYLE = {
     "user": "bold cyan",

@@ -37,7 +37,7 @@ from lazy.cli.search import searchable
 from lazy.model import ImportReport
 from lazy.sources import TOOLS
 from lazy.store import Store
-from lazy.store.queries import list_builders
+from lazy.view.reading import list_builders
 
 _HINTS = {
     "claude": "a Claude projects dir or a folder of .jsonl files) or set CLAUDE_CONFIG_DIR",

@@ -32,6 +32,7 @@ COMMANDS = {
     "ask": "lazy.cli.ask:ask",
     "tasks": "lazy.cli.tasks:tasks",
     "agent-image": "lazy.cli.agent_image:agent_image_group",
+    "config": "lazy.cli.config:config_group",
 }
 
 

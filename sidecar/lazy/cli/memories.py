@@ -9,6 +9,7 @@ from rich.text import Text
 from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, when
 from lazy.store.memories import children, get_memory
 from lazy.tree import TreeError, parse_path, split
+from lazy.view.reading import memory as shown_memory
 
 
 @click.command("get")
@@ -32,6 +33,7 @@ def get(path: str, as_json: bool) -> None:
                     f" list it with `lazy ls {tree}/{name}`"
                 )
             raise click.ClickException(f"no memory at {tree}/{name} (see `lazy ls {tree}`)")
+    memory = shown_memory(memory)
     if as_json:
         emit_json(memory)
         return

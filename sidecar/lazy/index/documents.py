@@ -7,19 +7,38 @@ is its content, with the filters' values of the message and session it was made 
 task (``lazy conversations promote``) is its goal and prompt, under the Builder it was
 promoted from. A document's id is the message's id, minus the memory's rowid, or
 ``-TASK_BASE`` minus the task's id (the store's triggers queue them so).
+
+Every text is redacted here (``lazy.view.redaction``) before the index sees it, so a search
+for a secret finds nothing; a document that had something redacted carries the tags
+``redacted=any`` and ``redacted=<rule>``, which `lazy doctor` counts.
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lazy.blocks import render_block
 from lazy.index.schema import MACHINE_ROLES, document
 from lazy.store import parse_iso
 from lazy.store.archive import unpack_blocks
+from lazy.view.redaction import redact_counted
+
+# a text as the index takes it, and what was redacted from it
+Redact = Callable[[str], tuple[str, Counter[str]]]
+REDACTED = "redacted"  # the tag name: redacted=any, redacted=<rule>
+
+
+def unredacted(text: str) -> tuple[str, Counter[str]]:
+    return text, Counter()
+
+
+def redacted_tags(counts: Counter[str]) -> list[str]:
+    return [f"{REDACTED}=any", *(f"{REDACTED}={name}" for name in sorted(counts))] if counts else []
+
 
 # the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
 # measurable part of a rebuild (a time without a zone is UTC to both)
@@ -88,10 +107,14 @@ def _document(
     meta: int,
     tool: str,
     project: str | None,
+    *,
+    redact: Redact = unredacted,
 ) -> str | None:
     if bid is None:
         return None  # not placed in a Builder yet: the regroup that places it requeues it
     conversation, machinery = texts_of(role, text, packed, bool(meta))
+    conversation, said = redact(conversation)
+    machinery, ran = redact(machinery)
     return document(
         doc_id=mid,
         ts=_seconds(ts, seconds),
@@ -106,23 +129,27 @@ def _document(
         model=model,
         text=conversation,
         tools=machinery,
+        extra_tags=redacted_tags(said + ran),
     )
 
 
 TASK_BASE = 1 << 40  # below every memory's -rowid: the two kinds never share a run of ids
 
 
-def prepare(conn: sqlite3.Connection, lo: int, hi: int) -> list[str]:
+def prepare(conn: sqlite3.Connection, lo: int, hi: int, redacting: bool = True) -> list[str]:
     """The documents with ids ``lo``..``hi`` (all of one kind): messages placed in a
-    Builder, memories of sessions that are, or tasks."""
+    Builder, memories of sessions that are, or tasks; their texts redacted unless not
+    ``redacting`` (the store's settings turned it off)."""
+    r = redact_counted if redacting else unredacted
     if hi <= -TASK_BASE:
         rows = conn.execute(_TASK_SQL, (-TASK_BASE - hi, -TASK_BASE - lo))
-        return [_task_document(*row) for row in rows]
+        return [_task_document(*row, redact=r) for row in rows]
     if lo < 0:
         rows = conn.execute(_MEMORY_SQL, (-hi, -lo))
-        return [doc for row in rows if (doc := _memory_document(*row)) is not None]
+        return [doc for row in rows if (doc := _memory_document(*row, redact=r)) is not None]
     sql = _DOC_SQL.format("m.id BETWEEN ? AND ?") + " ORDER BY m.id"
-    return [doc for row in conn.execute(sql, (lo, hi)) if (doc := _document(*row)) is not None]
+    rows = conn.execute(sql, (lo, hi))
+    return [doc for row in rows if (doc := _document(*row, redact=r)) is not None]
 
 
 def _meta(field: str) -> str:
@@ -159,9 +186,12 @@ def _memory_document(
     tool: str | None,
     project: str | None,
     source: str | None,
+    *,
+    redact: Redact = unredacted,
 ) -> str | None:
     if tool is None or (bid is None and source != STANDALONE):
         return None  # its session is gone or not in a Builder: nothing to show it under
+    content, found = redact(content)
     return document(
         doc_id=-rowid,
         ts=_seconds(temporal, seconds),
@@ -174,6 +204,7 @@ def _memory_document(
         project=project,
         model=model,
         text=content,
+        extra_tags=redacted_tags(found),
     )
 
 
@@ -203,8 +234,11 @@ def _task_document(
     prompt: str,
     tool: str | None,
     project: str | None,
+    *,
+    redact: Redact = unredacted,
 ) -> str:
     """A task, found by its goal and prompt, under the Builder it was promoted from."""
+    text, found = redact(f"{goal}\n\n{prompt}")
     return document(
         doc_id=-TASK_BASE - tid,
         ts=_seconds(created, seconds),
@@ -215,5 +249,6 @@ def _task_document(
         role="user",
         kind="task",
         project=project,
-        text=f"{goal}\n\n{prompt}",
+        text=text,
+        extra_tags=redacted_tags(found),
     )

@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import tantivy
 
+from lazy.config import redaction_enabled
 from lazy.index.documents import TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
 from lazy.procs import pid_alive
 from lazy.store import Store
+from lazy.view import redaction
 
 if TYPE_CHECKING:
     from lazy.model import IndexStatus
@@ -87,9 +89,26 @@ def ready(home: Path) -> bool:
     return _stamp_ok(path) is None and _filled(path)
 
 
-def _stamp(path: Path, *, filled: bool) -> None:
+def redaction_state(redacting: bool) -> int | str:
+    """What an index's stamp says of its redaction: the rules' version, or "off"."""
+    return redaction.VERSION if redacting else "off"
+
+
+def built_with(home: Path) -> int | str | None:
+    """The redaction the index under ``home`` was filled with (None: not said, or unfilled);
+    a catch-up redacts as the settings say at its time, so a change since reaches only what
+    it indexes until a rebuild."""
+    stamp = _read_stamp(home / "index")
+    value = stamp.get("redaction") if stamp and stamp.get("filled") else None
+    return value if isinstance(value, int | str) else None
+
+
+def _stamp(path: Path, *, filled: bool, redacting: bool | None = None) -> None:
     tmp = path / (STAMP + ".tmp")
-    tmp.write_bytes(orjson.dumps({"schema": SCHEMA_VERSION, "filled": filled}))
+    value: dict[str, Any] = {"schema": SCHEMA_VERSION, "filled": filled}
+    if redacting is not None:
+        value["redaction"] = redaction_state(redacting)
+    tmp.write_bytes(orjson.dumps(value))
     tmp.replace(path / STAMP)
 
 
@@ -194,6 +213,7 @@ class SearchIndex:
             queued = store.conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone()
             if queued is None:
                 return 0  # nothing to do: no writer (and its lock and memory) taken per search
+        redacting = redaction_enabled(store.home)
         try:
             with self._writer() as writer:
                 done = 0
@@ -202,11 +222,11 @@ class SearchIndex:
                     # store's queue says what the index still lacks
                     upto = _queued_upto(store)
                     writer.delete_all_documents()  # a fill killed after its commit
-                    done = _fill(store, writer, progress)
+                    done = _fill(store, writer, progress, redacting)
                     writer.commit()
-                    _stamp(self.path, filled=True)
+                    _stamp(self.path, filled=True, redacting=redacting)
                     _dequeue(store, upto)
-                done += self._drain(store, writer, progress)
+                done += self._drain(store, writer, progress, redacting)
         except IndexBusy:
             return 0
         except (ValueError, OSError):  # the index vanished or broke mid-write
@@ -215,7 +235,7 @@ class SearchIndex:
         self.index.reload()
         return done
 
-    def _drain(self, store: Store, writer: Any, progress: Progress | None) -> int:
+    def _drain(self, store: Store, writer: Any, progress: Progress | None, redacting: bool) -> int:
         conn = store.conn
         total = conn.execute("SELECT COUNT(*) FROM index_queue").fetchone()[0]
         done = 0
@@ -228,7 +248,7 @@ class SearchIndex:
             for lo, hi in _runs(sorted({r[1] for r in rows})):
                 # the stored documents lo..hi replace whatever the index had of them
                 writer.delete_documents_by_query(_id_range(self.index.schema, lo, hi))
-                for doc in prepare(conn, lo, hi):
+                for doc in prepare(conn, lo, hi, redacting):
                     writer.add_json(doc)
             writer.commit()
             _dequeue(store, rows[-1][0])  # only once the index has it
@@ -243,10 +263,11 @@ class SearchIndex:
         shutil.rmtree(fresh, ignore_errors=True)
         index = _create(fresh)
         upto = _queued_upto(store)
+        redacting = redaction_enabled(store.home)
         with self._writer(index) as writer:
-            done = _fill(store, writer, progress)
+            done = _fill(store, writer, progress, redacting)
             writer.commit()
-        _stamp(fresh, filled=True)
+        _stamp(fresh, filled=True, redacting=redacting)
         _swap(self.home, fresh)
         self.index, self._seen = _open(self.path), None
         _dequeue(store, upto)  # what changed during the build stays queued
@@ -304,7 +325,7 @@ def _dequeue(store: Store, upto: int) -> None:
         c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
 
 
-def _fill(store: Store, writer: Any, progress: Progress | None) -> int:
+def _fill(store: Store, writer: Any, progress: Progress | None, redacting: bool) -> int:
     """Add every stored message, memory and task to ``writer``; the documents read. This thread
     makes the documents while the writer's threads index them, each on its own core."""
     conn = store.conn
@@ -316,7 +337,7 @@ def _fill(store: Store, writer: Any, progress: Progress | None) -> int:
     for ids in (tasks, memories, messages):  # a range never mixes kinds
         for i in range(0, len(ids), CHUNK):
             chunk = ids[i : i + CHUNK]
-            for doc in prepare(conn, chunk[0], chunk[-1]):
+            for doc in prepare(conn, chunk[0], chunk[-1], redacting):
                 writer.add_json(doc)
             done += len(chunk)
             if progress:

@@ -18,7 +18,7 @@ import tantivy
 
 # Bumped whenever the schema or the analysis changes: an index of another version is
 # rebuilt from the store.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: texts redacted, redacted=… tags
 
 ANALYZER = "lazy_words"
 MAX_TOKEN = 40  # longer tokens (hashes, base64) are left out, as tantivy's default does
@@ -115,6 +115,7 @@ def document(
     model: str | None = None,
     text: str = "",
     tools: str = "",
+    extra_tags: list[str] | None = None,
 ) -> str:
     """One message as the JSON document ``IndexWriter.add_json`` takes (one call per
     document: a tenth of the cost of adding its fields one by one)."""
@@ -126,6 +127,8 @@ def document(
         tags += [f"project={project}", f"project_name={project.rstrip('/').rsplit('/', 1)[-1]}"]
     if model:
         tags.append(f"model={model}")
+    if extra_tags:
+        tags += extra_tags
     doc: dict[str, object] = {
         "doc_id": doc_id,
         "builder": builder_row,

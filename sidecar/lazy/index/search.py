@@ -2,12 +2,13 @@
 
 The index answers which messages match and how well; everything shown comes from the
 store, a few rows per search by primary key, so a Builder regrouped since its messages were
-indexed is shown as it is now.
+indexed is shown as it is now, and redacted (``lazy.view.redaction``) before a snippet is cut.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +21,9 @@ from lazy.index.query import parse
 from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
 from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.store.queries import short_id
+from lazy.view.redaction import redactor
+
+Redact = Callable[[str], str]
 
 POOL = 60  # top documents ranked first: Builders' best messages are mostly among them
 DEEPER = 16  # when they fill too few Builders: this many times more, once
@@ -88,6 +92,7 @@ def search(
         )
     }
     marks = pattern(parsed.terms())
+    redact = redactor(ix.home)
     hits_of: dict[str, list[SearchHit]] = {}
     best: dict[str, float] = {}
     for hits in chosen:
@@ -99,11 +104,11 @@ def search(
             key = row[1] if row[1] is not None else STANDALONE + row[8]
             best.setdefault(key, score)
             if mid > 0:
-                hit = _hit(row, score, marks, parsed.fields)
+                hit = _hit(row, score, marks, parsed.fields, redact)
             elif mid <= -TASK_BASE:
-                hit = _task_hit(row, score, marks)
+                hit = _task_hit(row, score, marks, redact)
             else:
-                hit = _memory_hit(row, score, marks)
+                hit = _memory_hit(row, score, marks, redact)
             hits_of.setdefault(key, []).append(hit)
     groups = []
     for bid, hits_shown in hits_of.items():
@@ -118,7 +123,7 @@ def search(
                 started_at=started,
                 project=project,
                 tool=tool,
-                summary=summary or "",
+                summary=redact(summary or ""),
                 score=best[bid],
                 hits=hits_shown,
             )
@@ -163,10 +168,12 @@ def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
     return conn.execute(sql.format(",".join("?" * len(ids))), ids).fetchall()
 
 
-def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -> SearchHit:
+def _hit(
+    row: Any, score: float, marks: Marks | None, fields: tuple[str, ...], redact: Redact
+) -> SearchHit:
     _, _, sid, number, role, ts, kind, text, packed, meta = row
     conversation, machinery = texts_of(role, text, packed, bool(meta))
-    texts = {"text": conversation, "tools": machinery}
+    texts = {"text": redact(conversation), "tools": redact(machinery)}
     passage, field = "", fields[0]
     ranges: list[tuple[int, int]] = []
     for name in fields:  # the first field searched that shows a match
@@ -175,7 +182,7 @@ def _hit(row: Any, score: float, marks: Marks | None, fields: tuple[str, ...]) -
             field = name
             break
     if not passage:  # matched by filters alone: show the message's start
-        field = "text" if conversation else "tools"
+        field = "text" if texts["text"] else "tools"
         passage = texts[field][:SNIPPET_CHARS]
     return SearchHit(
         number=number or 0,
@@ -211,8 +218,9 @@ def _memory_group(
     )
 
 
-def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
+def _memory_hit(row: Any, score: float, marks: Marks | None, redact: Redact) -> SearchHit:
     _, _, sid, number, role, temporal, kind, content, tree, name, _ = row
+    content = redact(content)
     passage, ranges = snippet(content, marks)
     return SearchHit(
         number=number or 0,
@@ -229,9 +237,9 @@ def _memory_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
     )
 
 
-def _task_hit(row: Any, score: float, marks: Marks | None) -> SearchHit:
+def _task_hit(row: Any, score: float, marks: Marks | None, redact: Redact) -> SearchHit:
     _, _, code, first, goal, created, prompt = row
-    text = f"{goal}\n\n{prompt}"
+    text = redact(f"{goal}\n\n{prompt}")
     passage, ranges = snippet(text, marks)
     return SearchHit(
         number=first,  # where the range it was promoted from starts

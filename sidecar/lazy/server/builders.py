@@ -24,7 +24,8 @@ from lazy.server.protocol import (
     SourceFile,
 )
 from lazy.server.rpc import request
-from lazy.store.queries import builder_info, builders_page, resolve_builder, source_files
+from lazy.store.queries import resolve_builder, source_files
+from lazy.view.reading import builder_info, builders_page
 
 
 def _cursor(key: str, bid: str) -> str:
@@ -52,6 +53,7 @@ def register(ls: Sidecar) -> None:
             text=p.text,
             after=_after(p.cursor),
             limit=p.limit + 1,  # one more tells whether there is a next page
+            home=ls.home,
         )
         more = len(items) > p.limit
         items = label_builders(default_session_registry(), items[: p.limit])
@@ -64,7 +66,7 @@ def register(ls: Sidecar) -> None:
     @request(ls, "builders/get")
     def builders_get(ls: Sidecar, p: BuildersGetParams) -> BuilderInfo:
         conn = ls.store().conn
-        info = builder_info(conn, resolve_builder(conn, p.id))
+        info = builder_info(conn, resolve_builder(conn, p.id), home=ls.home)
         return label_builders(default_session_registry(), [info])[0]
 
     @request(ls, "builders/name")
@@ -87,7 +89,7 @@ def register(ls: Sidecar) -> None:
                     str(w.message), code=STORE_ERROR,
                     data={"code": w.message.code, "detail": str(w.message.error)},
                 )  # fmt: skip
-        return label_builders(registry, [builder_info(conn, bid)])[0]
+        return label_builders(registry, [builder_info(conn, bid, home=ls.home)])[0]
 
     @request(ls, "builders/sources")
     def builders_sources(ls: Sidecar, p: BuildersGetParams) -> BuildersSourcesResult:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from lazy.model import BuilderInfo, MessageView, Task
 from lazy.store import Store
 from lazy.store.db import now_iso
-from lazy.store.queries import builder_info, message_page, short_id
+from lazy.store.queries import short_id
 from lazy.tasks.store import code_exists, get_task, insert_task, overlapping
+from lazy.view.reading import builder_info, message_page
 
 CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SLUG_WORDS = 5

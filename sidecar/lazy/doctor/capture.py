@@ -7,7 +7,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from lazy.capture.discovery import discover_tool
 from lazy.capture.importer import plan
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check, Status
@@ -51,7 +50,7 @@ def capture_check(ctx: Context) -> Check:
     found = oneshots = deleted = 0
     unlisted: list[str] = []
     for tool in TOOLS:
-        d = discover_tool(tool)
+        d = ctx.discovery(tool)
         p = plan(store, d)
         found += p.found
         oneshots += len(d.oneshots)

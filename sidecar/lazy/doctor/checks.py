@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lazy.capture import daemon, hooks
-from lazy.doctor import capture, housekeeping, scaffolding, store, system
+from lazy.doctor import capture, housekeeping, scaffolding, secrets, store, system
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
 from lazy.model import DoctorReport, HealthCheck
@@ -23,6 +23,8 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (store.STORE, store.store_check),
     (store.INDEX, store.index_check),
     (capture.TITLE, capture.capture_check),
+    (secrets.REDACTION, secrets.redaction_check),
+    (secrets.OWN_FILES, secrets.own_files_check),
     # capture without VS Code: the hooks, the daemon
     ("Claude Code hooks installed", lambda ctx: hooks.check()),
     ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),

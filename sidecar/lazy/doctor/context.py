@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy.store import Store, StoreError, lazy_home
 from lazy.store.db import explain
 from lazy.store.schema import migrate
+
+if TYPE_CHECKING:
+    from lazy.capture.discovery import Discovery
 
 
 class StoreUnavailable(Exception):
@@ -22,6 +26,15 @@ class Context:
     exists: bool = True  # False: no store yet; an empty one stands in, in memory
     problem: str | None = None  # why it could not be opened, with the machine detail
     fix: str | None = None  # what fixes that
+    _discovered: dict[str, Discovery] = field(default_factory=dict)
+
+    def discovery(self, tool: str) -> Discovery:
+        """The agent's sessions in its default places, found once for every check."""
+        if tool not in self._discovered:
+            from lazy.capture.discovery import discover_tool
+
+            self._discovered[tool] = discover_tool(tool)
+        return self._discovered[tool]
 
     @property
     def path(self) -> Path:

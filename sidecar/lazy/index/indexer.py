@@ -24,8 +24,8 @@ import orjson
 import tantivy
 
 from lazy.config import redaction_enabled
-from lazy.index.documents import TASK_BASE, prepare
-from lazy.index.schema import SCHEMA_VERSION, build_schema, register
+from lazy.index.documents import REDACTED, TASK_BASE, prepare
+from lazy.index.schema import SCHEMA_VERSION, TAGS, build_schema, register
 from lazy.procs import pid_alive
 from lazy.store import Store
 from lazy.view import redaction
@@ -145,6 +145,32 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
         else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
     ).fetchone()[0]
     return why, int(lag)
+
+
+def redacted_counts(home: Path, names: tuple[str, ...]) -> dict[str, int] | None:
+    """How many indexed messages had something redacted: ``"any"``, then each of ``names``
+    (rules) with at least one. Term counts over the ``redacted=…`` tags, read-only; None
+    when the index cannot be read (``health`` says why)."""
+    path = home / "index"
+    if _stamp_ok(path) is not None:
+        return None
+    try:
+        index = _open(path)
+        searcher = index.searcher()
+    except Exception:  # Tantivy says "corrupt" in many ways; health() reports it
+        return None
+    schema = index.schema
+    message = tantivy.Query.term_query(schema, TAGS, "kind=conversation", index_option="basic")
+    out: dict[str, int] = {}
+    for name in ("any", *names):
+        tagged = tantivy.Query.term_query(schema, TAGS, f"{REDACTED}={name}", index_option="basic")
+        both = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tagged), (tantivy.Occur.Must, message)]
+        )
+        n = int(getattr(searcher.search(both, 1, count=True), "count", 0) or 0)  # not in the stub
+        if n or name == "any":
+            out[name] = n
+    return out
 
 
 class SearchIndex:

@@ -121,7 +121,7 @@ GENERATORS: dict[str, Callable[[random.Random], str]] = {
         (
             f"{r.choice(('ghp', 'gho', 'ghu', 'ghs', 'ghr'))}_{_s(r, ALNUM, 36)}",
             f"github_pat_{_s(r, ALNUM, 22)}_{_s(r, ALNUM, 59)}",
-        )  # fmt: skip
+        )
     ),
     "gitlab-token": lambda r: f"glpat-{_s(r, URLSAFE, 20)}",
     "slack-webhook": lambda r: (
@@ -161,7 +161,7 @@ GENERATORS: dict[str, Callable[[random.Random], str]] = {
             _s(r, HEX, 40),
             str(uuid.UUID(int=r.getrandbits(128))),
             _password(r),
-        )  # fmt: skip
+        )
     ),
 }
 
@@ -242,7 +242,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             f"git cherry-pick {_s(r, HEX, 40)}",
             f"index {_s(r, HEX, 7)}..{_s(r, HEX, 7)} 100644",
         )
-    ),  # fmt: skip
+    ),
     "uuid": lambda r: r.choice(
         (
             f'{{"uuid": "{uuid.UUID(int=r.getrandbits(128))}", "parentUuid": null}}',
@@ -252,7 +252,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             f'"id": "msg_01{_s(r, ALNUM, 22)}"',
             f'"requestId": "req_011C{_s(r, ALNUM, 20)}"',
         )
-    ),  # fmt: skip
+    ),
     "base64-image": lambda r: r.choice(
         (
             f"![shot](data:image/png;base64,{_png_b64(r)})",
@@ -260,7 +260,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             + _png_b64(r)
             + '"}}',
         )
-    ),  # fmt: skip
+    ),
     "lockfile-hash": lambda r: r.choice(
         (
             f'"integrity": "sha512-{base64.b64encode(r.randbytes(64)).decode()}",',
@@ -272,7 +272,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             f'"shasum": "{_s(r, HEX, 40)}"',
             f'"resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.{r.randrange(9)}.0.tgz"',
         )
-    ),  # fmt: skip
+    ),
     "digest": lambda r: r.choice(
         (
             f"FROM python:3.12-slim@sha256:{_s(r, HEX, 64)}",
@@ -280,14 +280,14 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             f'"etag": "\\"{_s(r, HEX, 32)}\\""',
             f"md5: {_s(r, HEX, 32)}",
         )
-    ),  # fmt: skip
+    ),
     "hex-colour": lambda r: f"color: #{_s(r, HEX, 6)}; background: #{_s(r, HEX, 3).upper()};",
     "signature": lambda r: r.choice(
         (
             f'{{"type": "thinking", "signature": "{base64.b64encode(r.randbytes(180)).decode()}"}}',
             f'"encrypted_content": "gAAAAA{base64.urlsafe_b64encode(r.randbytes(120)).decode()}"',
         )
-    ),  # fmt: skip
+    ),
     "english": lambda r: r.choice(
         (
             "The password must be at least twelve characters long and is never logged.",
@@ -298,7 +298,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             f"key points: {_words(r, 10)}",
             "token expires after one hour; refresh tokens last thirty days.",
         )
-    ),  # fmt: skip
+    ),
     "code": lambda r: r.choice(
         (
             'token = request.headers.get("Authorization")',
@@ -326,7 +326,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             "export OPENAI_API_KEY=<your key here>",
             "password: changeme",
         )
-    ),  # fmt: skip
+    ),
     "public-key": lambda r: r.choice(
         (
             f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{_s(r, B64, 43)} ada@laptop",
@@ -338,7 +338,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
             + "\n-----END CERTIFICATE-----",
             f"pk_live_{_s(r, ALNUM, 24)}",
         )
-    ),  # fmt: skip
+    ),
 }
 
 

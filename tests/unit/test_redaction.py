@@ -1,0 +1,68 @@
+"""The rule table on its own: each rule finds its kind where transcripts put it, leaves the
+look-alikes alone, and the settings turn it off."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from lazy import config
+from lazy.view.redaction import NAMES, redact, redact_counted, redactor
+from test_bench_redaction import bench
+
+
+@pytest.mark.parametrize("rule", NAMES)
+def test_each_rule_finds_its_kind(rule: str) -> None:
+    rng = random.Random(rule)
+    for _ in range(5):
+        secret = bench.GENERATORS[rule](rng)
+        key = secret.split("\n")[2] if rule == "private-key" else secret
+        for text in bench._contexts(rule, rng, secret):
+            out, counts = redact_counted(text)
+            assert key not in out, (rule, text)
+            assert f"[redacted:{rule}]" in out and counts[rule] >= 1, (rule, text, out)
+
+
+@pytest.mark.parametrize("kind", list(bench.LOOK_ALIKES))
+def test_look_alikes_are_left_alone(kind: str) -> None:
+    rng = random.Random(kind)
+    for _ in range(30):
+        text = bench.LOOK_ALIKES[kind](rng)
+        assert redact(text) == text
+
+
+def test_only_the_secret_part_is_replaced() -> None:
+    url = "postgres://app:Zx81kqPw0rT5@db.internal:5432/prod"
+    assert redact(f"DATABASE_URL={url}") == (
+        "DATABASE_URL=postgres://app:[redacted:database-url]@db.internal:5432/prod"
+    )
+    assert redact('{"api_key": "q8Xv2LmP0aT5rWz7Ny3K"}') == '{"api_key": "[redacted:generic-secret]"}'
+    token = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+    # named by its own rule first; the assignment rule never re-reads a marker
+    assert redact(f"GITHUB_TOKEN={token}") == "GITHUB_TOKEN=[redacted:github-token]"
+
+
+def test_a_key_block_in_a_json_escaped_tool_input() -> None:
+    block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7\nQ2Vyd\n-----END RSA PRIVATE KEY-----"
+    call = 'Write({"content": ' + json.dumps(block) + ', "file_path": "/tmp/k"})'
+    out = redact(call)
+    assert "MIIEowIBAAKCAQEAx7" not in out and "[redacted:private-key]" in out
+    assert out.endswith(', "file_path": "/tmp/k"})')
+
+
+def test_the_settings_turn_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LAZY_REDACT", raising=False)
+    text = "AKIAIOSFODNN7EXAMPLE"
+    assert redactor(tmp_path)(text) == "[redacted:aws-access-key]"  # on by default
+    config.set_value("redaction.enabled", "false", tmp_path)
+    assert redactor(tmp_path)(text) == text
+    monkeypatch.setenv("LAZY_REDACT", "1")  # the environment wins over the file
+    assert redactor(tmp_path)(text) == "[redacted:aws-access-key]"
+    monkeypatch.delenv("LAZY_REDACT")
+    (tmp_path / "config.toml").write_text("[redaction]\nenabled = maybe\n")
+    with pytest.raises(config.ConfigError, match=r"config\.toml: not valid TOML.*line 2"):
+        config.get("redaction.enabled", tmp_path)
+    assert redactor(tmp_path)(text) != text  # a broken file never shows secrets

@@ -521,6 +521,8 @@ class ImportRun:
     redaction: str  # "on" | "off"
     import_seconds: float | None = None
     rebuild_seconds: float | None = None
+    import_cpu: float | None = None  # the child's user + system CPU seconds
+    rebuild_cpu: float | None = None
     corpus_mb: float = 0.0
     error: str | None = None
 
@@ -541,10 +543,10 @@ def import_runs(projects: Path, base: Path, corpus_mb: float, timeout: float) ->
         if child.returncode != 0:
             run.error = f"import exit {child.returncode}: {child.stderr_tail.strip()[-300:]}"
         else:
-            run.import_seconds = child.seconds
+            run.import_seconds, run.import_cpu = child.seconds, child.cpu_seconds
             rebuild = ib.run_child([*ib.lazy_command(), "index", "rebuild", "--json"], env, timeout)
             if rebuild.returncode == 0:
-                run.rebuild_seconds = rebuild.seconds
+                run.rebuild_seconds, run.rebuild_cpu = rebuild.seconds, rebuild.cpu_seconds
             else:
                 run.error = f"rebuild exit {rebuild.returncode}: {rebuild.stderr_tail[-300:]}"
         runs.append(run)
@@ -595,14 +597,16 @@ def render(v: Verdict, ds: DetectSecrets, sp: Speed, imports: list[ImportRun]) -
             s.add_row(f"import, redaction {run.redaction}", run.error)
             continue
         s.add_row(f"import + index, redaction {run.redaction}",
-                  f"{run.import_seconds:.2f} s, {run.import_mb_per_s:,.1f} MB/s")  # fmt: skip
-        s.add_row(f"index rebuild, redaction {run.redaction}", f"{run.rebuild_seconds:.2f} s")
+                  f"{run.import_seconds:.2f} s ({run.import_cpu:.2f} s CPU),"
+                  f" {run.import_mb_per_s:,.1f} MB/s")  # fmt: skip
+        s.add_row(f"index rebuild, redaction {run.redaction}",
+                  f"{run.rebuild_seconds:.2f} s ({run.rebuild_cpu:.2f} s CPU)")  # fmt: skip
     on = next((r for r in imports if r.redaction == "on" and r.import_seconds), None)
     off = next((r for r in imports if r.redaction == "off" and r.import_seconds), None)
-    if on and off and on.import_seconds and off.import_seconds:
-        s.add_row("import time, on ÷ off", f"{on.import_seconds / off.import_seconds:.2f}")
-        if on.rebuild_seconds and off.rebuild_seconds:
-            s.add_row("rebuild time, on ÷ off", f"{on.rebuild_seconds / off.rebuild_seconds:.2f}")
+    if on and off and on.import_cpu and off.import_cpu:
+        s.add_row("import CPU, on ÷ off", f"{on.import_cpu / off.import_cpu:.2f}")
+        if on.rebuild_cpu and off.rebuild_cpu:
+            s.add_row("rebuild CPU, on ÷ off", f"{on.rebuild_cpu / off.rebuild_cpu:.2f}")
     console.print(s)
     if v.missed:
         console.print("[bold]missed (first few):[/bold]")

@@ -25,7 +25,7 @@ from lazy.view.redaction import NAMES, redact_counted
 REDACTION = "Secrets are redacted in search, show, the webview and ask"
 OWN_FILES = "The agents' own session files hold no live-looking credentials"
 DAYS = 30  # Claude Code deletes its sessions after 30 days by default
-BUDGET = 64 * 1024 * 1024  # bytes read per agent, newest files first
+BUDGET = 32 * 1024 * 1024  # bytes read per agent, newest files first
 ON = "lazy config set redaction.enabled true && lazy index rebuild"
 
 

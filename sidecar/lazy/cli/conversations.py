@@ -25,6 +25,7 @@ from lazy.model import BuilderInfo, MessageView, Task, Transcript
 from lazy.sources import TOOLS
 from lazy.tasks.store import list_tasks
 from lazy.view.reading import list_builders, transcript
+from lazy.view.reading import task as shown_task
 
 ROLE_STYLE = {
     "user": "bold cyan",
@@ -153,7 +154,7 @@ def show_command(ident: str, as_json: bool) -> None:
     with open_store() as store:
         bid = resolve(store, ident)
         t = transcript(store.conn, bid)
-        promoted = list_tasks(store.conn, builder_id=bid)
+        promoted = [shown_task(t) for t in list_tasks(store.conn, builder_id=bid)]
     if as_json:
         emit_json(t)
     else:

@@ -20,6 +20,7 @@ from lazy.cli.common import (
 from lazy.model import Task
 from lazy.store.queries import short_id
 from lazy.tasks.store import get_task, list_tasks
+from lazy.view.reading import task as shown
 
 
 def _source(t: Task) -> str:
@@ -28,7 +29,7 @@ def _source(t: Task) -> str:
 
 def _list(all_projects: bool, as_json: bool) -> None:
     with open_store() as store:
-        tasks = list_tasks(store.conn, projects=scope(all_projects))
+        tasks = [shown(t) for t in list_tasks(store.conn, projects=scope(all_projects))]
     if as_json:
         emit_json({"tasks": [t.model_dump(mode="json") for t in tasks]})
         return
@@ -81,6 +82,7 @@ def tasks_show(code: str, as_json: bool) -> None:
         task = get_task(store.conn, code)
     if task is None:
         raise click.ClickException(f"no task {code!r} (see `lazy tasks --all-projects`)")
+    task = shown(task)
     if as_json:
         emit_json(task)
         return

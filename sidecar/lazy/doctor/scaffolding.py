@@ -23,6 +23,7 @@ from lazy.doctor.report import Check
 from lazy.sources.claude import BUILTIN_LOCAL_COMMANDS
 from lazy.store import Store
 from lazy.store.queries import short_id
+from lazy.view.redaction import redactor
 
 TITLE = "No local-command scaffolding in stored conversations"
 FIX = "lazy doctor --clean-local-command-conversations"
@@ -106,6 +107,7 @@ def survey_in(c: sqlite3.Connection) -> Survey:
         if row is not None and row[0] is not None:
             owner[sid] = row[0]
     before = {sid: _keys(c, sid) for sid in owner}
+    redact = redactor()  # the summaries are listed to the user
     found: dict[str, Scaffolded] = {}
     members: dict[str, list[str]] = {}  # every session of the Builder, subagents' too
     first: dict[str, str] = {}  # the Builder's first main session
@@ -113,7 +115,7 @@ def survey_in(c: sqlite3.Connection) -> Survey:
         row = c.execute("SELECT started_at, summary FROM builders WHERE id=?", (bid,)).fetchone()
         if row is None:
             continue
-        found[bid] = Scaffolded(bid, short_id(bid), row[0], row[1] or "")
+        found[bid] = Scaffolded(bid, short_id(bid), row[0], redact(row[1] or ""))
         members[bid] = [
             r[0] for r in c.execute("SELECT id FROM sessions WHERE builder_id=?", (bid,))
         ]
@@ -154,7 +156,7 @@ def survey_in(c: sqlite3.Connection) -> Survey:
                 " WHERE s.id = ?",
                 (first[bid],),
             ).fetchone()
-            s.summary_after = now[0] if now else ""
+            s.summary_after = redact(now[0]) if now else ""
     finally:
         c.execute("ROLLBACK TO doctor_survey")
         c.execute("RELEASE doctor_survey")

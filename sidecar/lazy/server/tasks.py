@@ -25,6 +25,8 @@ from lazy.tasks.promote import (
     seed,
 )
 from lazy.tasks.store import list_tasks
+from lazy.view.reading import task as shown
+from lazy.view.redaction import redactor
 
 
 def _under(project: str | None, folders: list[str]) -> bool:
@@ -60,12 +62,12 @@ def register(ls: Sidecar) -> None:
     @request(ls, "tasks/list")
     def tasks_list(ls: Sidecar, p: TasksListParams) -> TasksListResult:
         conn = ls.store().conn
+        redact = redactor(ls.home)
         if p.builder_id is not None:
-            return TasksListResult(
-                items=list_tasks(conn, builder_id=resolve_builder(conn, p.builder_id))
-            )
+            items = list_tasks(conn, builder_id=resolve_builder(conn, p.builder_id))
+            return TasksListResult(items=[shown(t, redact) for t in items])
         items = list_tasks(conn)
         if not p.all_projects:
             projects = dict(conn.execute("SELECT id, project FROM builders").fetchall())
             items = [t for t in items if _under(projects.get(t.builder_id), p.workspace_folders)]
-        return TasksListResult(items=items)
+        return TasksListResult(items=[shown(t, redact) for t in items])

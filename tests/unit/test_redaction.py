@@ -8,10 +8,10 @@ import random
 from pathlib import Path
 
 import pytest
+from test_bench_redaction import bench
 
 from lazy import config
 from lazy.view.redaction import NAMES, redact, redact_counted, redactor
-from test_bench_redaction import bench
 
 
 @pytest.mark.parametrize("rule", NAMES)
@@ -39,14 +39,18 @@ def test_only_the_secret_part_is_replaced() -> None:
     assert redact(f"DATABASE_URL={url}") == (
         "DATABASE_URL=postgres://app:[redacted:database-url]@db.internal:5432/prod"
     )
-    assert redact('{"api_key": "q8Xv2LmP0aT5rWz7Ny3K"}') == '{"api_key": "[redacted:generic-secret]"}'
+    assert (
+        redact('{"api_key": "q8Xv2LmP0aT5rWz7Ny3K"}') == '{"api_key": "[redacted:generic-secret]"}'
+    )
     token = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
     # named by its own rule first; the assignment rule never re-reads a marker
     assert redact(f"GITHUB_TOKEN={token}") == "GITHUB_TOKEN=[redacted:github-token]"
 
 
 def test_a_key_block_in_a_json_escaped_tool_input() -> None:
-    block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7\nQ2Vyd\n-----END RSA PRIVATE KEY-----"
+    block = (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7\nQ2Vyd\n-----END RSA PRIVATE KEY-----"
+    )
     call = 'Write({"content": ' + json.dumps(block) + ', "file_path": "/tmp/k"})'
     out = redact(call)
     assert "MIIEowIBAAKCAQEAx7" not in out and "[redacted:private-key]" in out

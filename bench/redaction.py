@@ -16,7 +16,7 @@
   ``lazy import-conversation`` (which indexes what it imported) in a child process, with
   redaction on and with ``LAZY_REDACT=0``, and ``lazy index rebuild`` both ways;
 * detect-secrets (Yelp, when installed: ``pip install detect-secrets``): the same plants and
-  look-alikes through ``scan_line`` with its default plugins, and its throughput.
+  look-alikes through ``scan_file`` with its default plugins and filters, and its throughput.
 
 Figures and ratios only, never an assertion. Output: tables on stdout, every figure in
 ``<out>/redaction.json``.
@@ -411,44 +411,52 @@ class DetectSecrets:
 
 def _detect_secrets() -> tuple[Any, Any, str] | None:
     try:
-        from detect_secrets.core.scan import scan_line
+        from detect_secrets.core.scan import scan_file
         from detect_secrets.settings import default_settings
     except ImportError:
         return None
     from importlib.metadata import version
 
-    return scan_line, default_settings, version("detect-secrets")
+    return scan_file, default_settings, version("detect-secrets")
 
 
-def _ds_values(scan_line: Any, text: str) -> list[str]:
-    found = []
-    for line in text.split("\n"):
-        for s in scan_line(line):
-            if s.secret_value:
-                found.append(str(s.secret_value))
+def _ds_scan(scan_file: Any, texts: list[str], where: Path) -> list[list[str]]:
+    """The secret values detect-secrets reports in each of ``texts``, scanned as one file
+    the way `detect-secrets scan` does (its entropy limits and its filters of ids applied:
+    ``scan_line``, its ad-hoc scan, reports every candidate word)."""
+    lines: list[int] = []  # the text each line of the file comes from
+    with open(where, "w", encoding="utf-8") as f:
+        for n, text in enumerate(texts):
+            for line in text.split("\n"):
+                f.write(line + "\n")
+                lines.append(n)
+    found: list[list[str]] = [[] for _ in texts]
+    for secret in scan_file(str(where)):
+        if secret.secret_value:
+            found[lines[secret.line_number - 1]].append(str(secret.secret_value))
     return found
 
 
 def judge_detect_secrets(
-    planted: list[Plant], lookalikes: list[tuple[str, str]], texts: list[str]
+    planted: list[Plant], lookalikes: list[tuple[str, str]], texts: list[str], work: Path
 ) -> DetectSecrets:
     got = _detect_secrets()
     if got is None:
         return DetectSecrets(error="not installed (pip install detect-secrets to compare)")
-    scan_line, default_settings, ver = got
+    scan_file, default_settings, ver = got
     r = DetectSecrets(version=ver)
     with default_settings():
-        for p in planted:
-            values = _ds_values(scan_line, p.text)
-            hit = any(p.secret in val or (len(val) >= 8 and val in p.secret) for val in values)
+        values = _ds_scan(scan_file, [p.text for p in planted], work / "ds-plants.txt")
+        for p, vals in zip(planted, values, strict=True):
+            hit = any(p.secret in val or (len(val) >= 8 and val in p.secret) for val in vals)
             f, n = r.recall.get(p.rule, (0, 0))
             r.recall[p.rule] = (f + hit, n + 1)
-        for kind, text in lookalikes:
-            r.fp_by_kind[kind] = r.fp_by_kind.get(kind, 0) + bool(_ds_values(scan_line, text))
+        values = _ds_scan(scan_file, [t for _, t in lookalikes], work / "ds-lookalikes.txt")
+        for (kind, _), vals in zip(lookalikes, values, strict=True):
+            r.fp_by_kind[kind] = r.fp_by_kind.get(kind, 0) + bool(vals)
         size = sum(len(t.encode()) for t in texts)
         t0 = time.process_time()
-        for t in texts:
-            _ds_values(scan_line, t)
+        _ds_scan(scan_file, texts, work / "ds-corpus.txt")
         r.mb_per_s = size / 1e6 / max(time.process_time() - t0, 1e-9)
     return r
 
@@ -587,7 +595,7 @@ def render(v: Verdict, ds: DetectSecrets, sp: Speed, imports: list[ImportRun]) -
         s.add_column(col)
     s.add_row("transcript text", f"{sp.text_mb:,.1f} MB in {sp.messages:,} strings")
     s.add_row("redact() MB/s (CPU time)", f"{sp.redact_mb_per_s:,.0f}")
-    s.add_row("detect-secrets scan_line MB/s (CPU time)",
+    s.add_row("detect-secrets scan_file MB/s (CPU time)",
               f"{ds.mb_per_s:,.1f}" if ds.mb_per_s else (ds.error or "—"))  # fmt: skip
     if ds.mb_per_s:
         s.add_row("redact() ÷ detect-secrets", f"{sp.redact_mb_per_s / ds.mb_per_s:,.0f}×")
@@ -636,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
         info = corpus.generate(base / "corpus", corpus.parse_size(args.size), seed=args.seed)
         texts = transcript_texts(info.projects_dir)
         sp = speed(texts)
-        ds = judge_detect_secrets(planted, lookalikes, texts)
+        ds = judge_detect_secrets(planted, lookalikes, texts, base)
         corpus_mb = sum(p.stat().st_size for p in info.projects_dir.rglob("*.jsonl")) / 1e6
         imports = (
             [] if args.no_import else import_runs(info.projects_dir, base, corpus_mb, args.timeout)

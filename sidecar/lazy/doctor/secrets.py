@@ -25,7 +25,7 @@ from lazy.view.redaction import NAMES, redact_counted
 REDACTION = "Secrets are redacted in search, show, the webview and ask"
 OWN_FILES = "The agents' own session files hold no live-looking credentials"
 DAYS = 30  # Claude Code deletes its sessions after 30 days by default
-BUDGET = 32 * 1024 * 1024  # bytes read per agent, newest files first
+BUDGET = 8 * 1024 * 1024  # bytes read per agent, newest files first: about a second of CPU
 ON = "lazy config set redaction.enabled true && lazy index rebuild"
 
 
@@ -123,7 +123,7 @@ def own_files_check(ctx: Context) -> Check:
             )
     said = (
         f"read {files:,} file(s), {size / 1e6:,.1f} MB: those written in the last {DAYS} days,"
-        f" newest first, at most {BUDGET // 2**20} MB per agent"
+        f" newest first, at most {BUDGET // 2**20} MiB per agent"
     )
     if not detail:
         return Check(OWN_FILES, "ok", [said])

@@ -24,7 +24,9 @@ from fake_anthropic import Rule, text
 from claude_session import Session
 from docker_support import Engine
 from lazy.ask import engine as docker_engine
+from lazy.ask.leftovers import Run, make_run_dir, run_dir_for
 from lazy.ask.paths import project_slug
+from lazy.ask.watchdog import Watchdog
 from oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
@@ -119,15 +121,20 @@ def stalled(world: World, engine: Engine, hang: Rule, p: subprocess.Popen[str]) 
     assert len(world.run_folders()) == 1
 
 
-def test_an_answered_ask_leaves_nothing(world: World, engine: Engine, asks: list[Any]) -> None:
-    rule = Rule("answer", [text("zstd at level 3 (#2)")], user_contains="what did we choose")
+def answered(world: World, asks: list[Any], answer: str) -> str:
+    """Ask with the model answering ``answer``; what lazy ask printed."""
+    rule = Rule("answer", [text(answer)], user_contains="what did we choose")
     with fake_api([rule]) as fake:
         p = world.ask(fake.base_url, "what did we choose for compression?")
         asks.append(p)
         out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
-    assert out == "zstd at level 3 (#2)\n"
     assert rule.used == 1
+    return out
+
+
+def test_an_answered_ask_leaves_nothing(world: World, engine: Engine, asks: list[Any]) -> None:
+    assert answered(world, asks, "zstd at level 3 (#2)") == "zstd at level 3 (#2)\n"
     assert world.leftovers(engine) == {}
 
 
@@ -204,13 +211,27 @@ def test_the_start_up_sweep_removes_stale_run_folders_and_containers(
     left = engine.client.containers.create(
         engine.image, ["--version"], labels={**labels, docker_engine.OWNER_LABEL: str(gone.pid)}
     )
-    rule = Rule("answer", [text("zstd")], user_contains="what did we choose")
-    with fake_api([rule]) as fake:
-        p = world.ask(fake.base_url, "what did we choose?")
-        asks.append(p)
-        out, err = p.communicate(timeout=300)
-    assert p.returncode == 0, err
-    assert out == "zstd\n"
+    assert answered(world, asks, "zstd") == "zstd\n"
     assert world.run_folders() == [live]  # a running lazy's folder is its own business
     assert left.name not in [c.name for c in engine.labelled()]
     shutil.rmtree(live)
+
+
+def test_a_container_created_after_lazy_died_is_removed_by_the_watchdog(
+    world: World, engine: Engine, tmp_path: Path
+) -> None:
+    """lazy killed while the engine was still creating its container: the watchdog waits
+    for the container to appear and removes it, though its owner label names a live pid."""
+    run = Run("inflight0001", run_dir_for("inflight0001"), tmp_path / "state", "x")
+    dog = Watchdog.start(run, str(tmp_path / "watchdog.log"))
+    make_run_dir(run.dir)
+    dog.creating()
+    dog.abandon()  # the pipe closes, as when lazy dies: nothing more will be said
+    labels = {docker_engine.LABEL: "1", docker_engine.RUN_LABEL: run.id,
+              docker_engine.OWNER_LABEL: str(os.getpid())}  # fmt: skip
+    late = engine.client.containers.create(engine.image, ["--version"], labels=labels)
+    until("the late container is removed",
+          lambda: late.name not in [c.name for c in engine.labelled()], GONE_WITHIN)  # fmt: skip
+    assert not run.dir.exists()
+    log = (tmp_path / "watchdog.log").read_text()
+    assert f"run {run.id}: lazy ended without cleaning up" in log, log

@@ -71,21 +71,26 @@ def make_run_dir(path: Path) -> Path:
     return path
 
 
+def _remove(path: Path) -> bool:
+    """Remove a file, or a folder and all in it, never following a link; whether it was
+    there."""
+    try:
+        is_dir = stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+    if is_dir:
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return True
+
+
 def remove_files(run: Run) -> list[Path]:
     """Remove the run folder and the run's session files; what was removed."""
-    removed = []
-    if run.dir.is_dir() and not run.dir.is_symlink():
-        shutil.rmtree(run.dir, ignore_errors=True)
-        removed.append(run.dir)
     projects = run.state / "projects"
-    for path in (*projects.glob(f"*/{run.session}.jsonl"), *projects.glob(f"*/{run.session}")):
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        removed.append(path)
-    return removed
+    paths = (run.dir, *projects.glob(f"*/{run.session}.jsonl"), *projects.glob(f"*/{run.session}"))
+    return [path for path in paths if _remove(path)]
 
 
 def remove_containers(client: Any, run_id: str) -> list[str]:
@@ -131,8 +136,7 @@ def sweep_run_dirs(now: float | None = None) -> list[Path]:
                     continue
                 if not stat.S_ISDIR(mode):  # never follow a link someone put there
                     continue
-                if _owner_gone(folder, now):
-                    shutil.rmtree(folder, ignore_errors=True)
+                if _owner_gone(folder, now) and _remove(folder):
                     removed.append(folder)
     return removed
 
@@ -145,16 +149,8 @@ def sweep_sessions(base: Path, now: float | None = None) -> list[Path]:
     removed = []
     for projects in base.glob("*/.claude/projects"):
         for path in projects.glob("*/*"):
-            try:
-                st = path.lstat()
-            except OSError:
-                continue
-            if not _SESSION.match(path.name) or now - st.st_mtime <= STALE:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            removed.append(path)
+            with contextlib.suppress(OSError):
+                if _SESSION.match(path.name) and now - path.lstat().st_mtime > STALE:
+                    _remove(path)
+                    removed.append(path)
     return removed

@@ -216,6 +216,7 @@ class DockerRunner:
                 upstream_timeout=bound + 60,
             ).start()
             user = container_user(run_dir, state)
+            dog.creating()
             container = self._start(client, run, user, bound)
             dog.created()
             with self._lock:
@@ -247,8 +248,8 @@ class DockerRunner:
             if clean:
                 dog.release()
             else:
-                # the container was never seen created (a failed start, or one cut short
-                # while the engine created it): the watchdog looks for it and removes it
+                # no container seen created (a failed start, or one cut short while the
+                # engine created it) or one that would not go: the watchdog sees to it
                 leftovers.remove_containers(client, run_id)
                 dog.abandon()
 

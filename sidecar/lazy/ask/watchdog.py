@@ -2,8 +2,8 @@
 not end itself (kill -9, a crash, an unhandled signal) still leaves nothing behind, at once.
 
 lazy starts one per run with a pipe on its stdin whose write end only lazy holds, and tells
-it the run before any of it exists, then that the container was created, then that the run
-ended and was cleaned up. The kernel closes that pipe however lazy ends, so the watchdog
+it the run before any of it exists, then that the container is being created, that it was,
+and that the run ended and was cleaned up. The kernel closes that pipe however lazy ends, so the watchdog
 learns of lazy's death the moment it happens, with no polling of a pid. Should the pipe
 close before the run was said to be clean, the watchdog removes the run's files and its
 container itself (waiting for a container whose creation was under way to appear). It runs
@@ -26,13 +26,11 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from lazy.ask.leftovers import Run
 
-WAIT = 5.0  # seconds lazy waits for a released watchdog to exit
-
 
 class Watchdog:
-    """The lazy side: ``start`` before anything of the run exists, ``created`` once the
-    container is, and ``release`` once the run removed all of it; ``abandon`` when it
-    could not (the watchdog then removes what is left)."""
+    """The lazy side: ``start`` before anything of the run exists, ``creating`` and
+    ``created`` around the container's creation, and ``release`` once the run removed all
+    of it; ``abandon`` when it could not (the watchdog then removes what is left)."""
 
     def __init__(self, proc: subprocess.Popen[bytes], pipe: IO[bytes]) -> None:
         self._proc = proc
@@ -73,23 +71,25 @@ class Watchdog:
         with contextlib.suppress(OSError, ValueError):
             self._pipe.write((json.dumps(message) + "\n").encode())
 
+    def creating(self) -> None:
+        self._say({"creating": True})
+
     def created(self) -> None:
         self._say({"created": True})
 
     def release(self) -> None:
         self._say({"done": True})
         self._close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._proc.wait(timeout=WAIT)
 
     def abandon(self) -> None:
         self._close()
-        # reaped when it is done, without holding the run up meanwhile
-        threading.Thread(target=self._proc.wait, name="lazy-watchdog-reap", daemon=True).start()
 
     def _close(self) -> None:
         with contextlib.suppress(OSError):
             self._pipe.close()
+        # reaped once it exits, without holding the run up meanwhile (it reads what was
+        # said before the close whatever lazy does next)
+        threading.Thread(target=self._proc.wait, name="lazy-watchdog-reap", daemon=True).start()
 
 
 def _log(text: str) -> None:
@@ -97,9 +97,9 @@ def _log(text: str) -> None:
     print(f"{stamp} pid {os.getpid()}: {text}", file=sys.stderr, flush=True)
 
 
-def clean(run: Run, created: bool) -> None:
+def clean(run: Run, in_flight: bool) -> None:
     """Remove what is left of ``run``: its files first (the transcript), then its
-    container; one whose creation may still be under way is waited for."""
+    container; when its creation may still be under way (``in_flight``), it is waited for."""
     from lazy.ask import engine, leftovers
     from lazy.ask.oneshot import OneShotError
 
@@ -110,7 +110,7 @@ def clean(run: Run, created: bool) -> None:
         _log(f"run {run.id}: could not reach Docker to remove its container: {e.line()}")
         return
     try:
-        deadline = time.monotonic() + (0 if created else engine.API_TIMEOUT)
+        deadline = time.monotonic() + (engine.API_TIMEOUT if in_flight else 0)
         while True:
             names = leftovers.remove_containers(client, run.id)
             removed += names
@@ -127,16 +127,15 @@ def main() -> int:
     from lazy.ask.leftovers import Run
 
     run: Run | None = None
-    created = done = False
+    said: set[str] = set()
     for raw in sys.stdin.buffer:  # until lazy closes its end, or dies
-        with contextlib.suppress(ValueError, KeyError, TypeError):
+        with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
             message = json.loads(raw)
             if "guard" in message:
                 run = Run.from_json(message["guard"])
-            created = created or bool(message.get("created"))
-            done = done or bool(message.get("done"))
-    if run is not None and not done:
-        clean(run, created)
+            said.update(k for k, v in message.items() if v is True)
+    if run is not None and "done" not in said:
+        clean(run, in_flight="creating" in said and "created" not in said)
     return 0
 
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -80,8 +81,11 @@ class World:
     def run_folders(self) -> list[Path]:
         return sorted(self.tmp.glob("lazy-oneshot-*"))
 
+    def state(self) -> Path:
+        return self.lazy_home / "oneshot" / project_slug(PROJECT) / ".claude"
+
     def session_files(self) -> list[Path]:
-        projects = self.lazy_home / "oneshot" / project_slug(PROJECT) / ".claude" / "projects"
+        projects = self.state() / "projects"
         return sorted(p for p in projects.rglob("*") if p.is_file()) if projects.exists() else []
 
     def leftovers(self, engine: Engine) -> dict[str, list[Any]]:
@@ -192,7 +196,7 @@ def _owner(path: Path, pid: int, create_time: float) -> None:
     (path / "owner.json").write_text(json.dumps(record))
 
 
-def test_the_start_up_sweep_removes_stale_run_folders_and_containers(
+def test_the_start_up_sweep_removes_stale_run_folders_sessions_and_containers(
     world: World, engine: Engine, asks: list[Any]
 ) -> None:
     import psutil
@@ -207,12 +211,20 @@ def test_the_start_up_sweep_removes_stale_run_folders_and_containers(
     _owner(live, os.getpid(), psutil.Process().create_time())
     old = time.time() - 7200
     os.utime(bare, (old, old))  # no owner record, and long past any run's bound
+    # sessions an older lazy kept (whole transcripts): the old one goes, a recent one stays
+    kept = world.state() / "projects" / "-tmp"
+    kept.mkdir(parents=True)
+    stale, recent = (kept / f"{uuid.uuid4()}.jsonl" for _ in range(2))
+    for f in (stale, recent):
+        f.write_text('{"type":"user"}\n')
+    os.utime(stale, (old, old))
     labels = {docker_engine.LABEL: "1", docker_engine.RUN_LABEL: "dead00"}
     left = engine.client.containers.create(
         engine.image, ["--version"], labels={**labels, docker_engine.OWNER_LABEL: str(gone.pid)}
     )
     assert answered(world, asks, "zstd") == "zstd\n"
     assert world.run_folders() == [live]  # a running lazy's folder is its own business
+    assert world.session_files() == [recent]
     assert left.name not in [c.name for c in engine.labelled()]
     shutil.rmtree(live)
 

@@ -250,9 +250,8 @@ METHODS: tuple[Method, ...] = (
 # bad query {part}; store error {code, detail}; name taken {name, builder_id} (the
 # Builder the name already belongs to in that project); already promoted {task, builder_id,
 # from_message, to_message} (the task the exact range went into); ask failed {code, detail,
-# warnings} (code as `lazy ask` prints it: no-credential, docker-unavailable,
-# agent-image-missing, ALL_EXCERPTS_FAILED, ...; the warnings gathered before it failed; for a
-# missing prerequisite the message is the one sentence with the fix `lazy ask` prints). Invalid params is
+# warnings} (code as `lazy ask` prints it: docker-unavailable, agent-image-missing,
+# ALL_EXCERPTS_FAILED, ...; the warnings gathered before it failed). Invalid params is
 # JSON-RPC's -32602 {errors: [{field, message}]}: also a promotion's range outside the
 # Builder, a taken code, an unknown parent.
 ERRORS = {

@@ -26,6 +26,8 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from lazy.ask.leftovers import Run
 
+_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
 
 class Watchdog:
     """The lazy side: ``start`` before anything of the run exists, ``creating`` and
@@ -50,6 +52,8 @@ class Watchdog:
                     stdout=subprocess.DEVNULL,
                     stderr=err,
                     cwd="/",
+                    # it needs Docker's settings, not the credential
+                    env={k: v for k, v in os.environ.items() if k not in _CREDENTIALS},
                     start_new_session=True,
                 )
         except OSError as e:

@@ -240,18 +240,21 @@ class DockerRunner:
         finally:
             with self._lock:
                 self._running = None
-            if proxy is not None:
-                proxy.stop()
-            if container is not None:
-                clean = _remove(container)
-            leftovers.remove_files(run)
-            if clean:
-                dog.release()
-            else:
-                # no container seen created (a failed start, or one cut short while the
-                # engine created it) or one that would not go: the watchdog sees to it
-                leftovers.remove_containers(client, run_id)
-                dog.abandon()
+            try:
+                if proxy is not None:
+                    proxy.stop()
+                if container is not None:
+                    clean = _remove(container)
+            finally:
+                leftovers.remove_files(run)
+                if clean:
+                    dog.release()
+                else:
+                    # no container seen created (a failed start, or one cut short while the
+                    # engine created it), or one that would not go: the watchdog sees to it
+                    with contextlib.suppress(Exception):  # the engine away: the watchdog's
+                        leftovers.remove_containers(client, run_id)
+                    dog.abandon()
 
     def _start(self, client: Any, run: Run, user: str, bound: float) -> Any:
         import docker
@@ -353,16 +356,18 @@ def _is_timeout(e: Exception) -> bool:
 
 
 def _remove(container: Any) -> bool:
-    """Kill and remove the container; whether it is gone."""
+    """Kill and remove the container; whether it is gone. Never raises: it runs while a
+    run ends, whatever ended it (an engine gone away included)."""
     import docker
 
-    with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+    # exited already, gone, or the engine unreachable: the remove below tells which
+    with contextlib.suppress(Exception):
         container.kill()
     try:
         container.remove(force=True)
     except docker.errors.NotFound:
-        pass
-    except docker.errors.APIError:
+        return True
+    except Exception:  # APIError, or the engine's connection lost
         return False
     return True
 

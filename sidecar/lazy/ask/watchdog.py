@@ -21,12 +21,24 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lazy.ask.leftovers import Run
 
 _CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def _environment() -> dict[str, str]:
+    """lazy's environment less the credential (the watchdog needs Docker's settings only),
+    with the folder this lazy is imported from first on the path, however it was found."""
+    import lazy
+
+    env = {k: v for k, v in os.environ.items() if k not in _CREDENTIALS}
+    root = str(Path(lazy.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
 
 
 class Watchdog:
@@ -52,8 +64,7 @@ class Watchdog:
                     stdout=subprocess.DEVNULL,
                     stderr=err,
                     cwd="/",
-                    # it needs Docker's settings, not the credential
-                    env={k: v for k, v in os.environ.items() if k not in _CREDENTIALS},
+                    env=_environment(),
                     start_new_session=True,
                 )
         except OSError as e:

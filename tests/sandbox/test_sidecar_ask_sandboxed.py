@@ -146,6 +146,46 @@ async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) 
 
 
 @pytest.mark.asyncio
+async def test_a_killed_sidecar_leaves_nothing_of_its_ask(world: World, engine: Engine) -> None:
+    """VS Code reloading, or the sidecar killed -9, mid-ask: the ask's watchdog removes its
+    container and run folder at once."""
+    hang = Rule("hang", [text("too late")], delay=600)
+    with fake_api([hang]) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        server = client._server  # the sidecar's process (pytest-lsp started it)
+        assert server is not None
+        request = asyncio.ensure_future(
+            client.protocol.send_request_async(
+                "ask/run", {"id": world.session.id, "question": "which?"}, msg_id="the-ask"
+            )
+        )
+        try:
+
+            async def asked() -> None:
+                while hang.used == 0:
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(asked(), 300)
+            assert len(engine.labelled()) == 1
+            assert not request.done()  # mid-ask
+            server.kill()
+            await asyncio.wait_for(server.wait(), TIMEOUT)
+
+            async def gone() -> None:
+                while engine.labelled() or files_left(world):
+                    await asyncio.sleep(0.1)
+
+            await asyncio.wait_for(gone(), 30)
+        finally:
+            request.cancel()  # its answer will never come
+            if server.returncode is None:
+                server.kill()
+                await server.wait()
+    assert engine.labelled() == []
+    assert files_left(world) == []
+
+
+@pytest.mark.asyncio
 async def test_ask_run_about_a_task_reads_its_prompt_and_its_messages_only(
     world: World, engine: Engine
 ) -> None:

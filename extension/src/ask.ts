@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
 import { isRecord } from "./decode";
 import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
-import type { AskRunResult } from "./protocol";
+import { ErrorCode, type AskRunResult } from "./protocol";
 import { followProgress } from "./progress";
 import type { ProgressSource } from "./sidecar";
 import { nonce, webviewPage, type PageAssets } from "./webviewPage";
@@ -33,6 +33,18 @@ function follow(source: ProgressSource | undefined, progress: vscode.Progress<{ 
     const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
     if (message) progress.report({ message });
   });
+}
+
+/** A failed ask as `lazy ask` prints it: the sidecar's sentence (for a missing credential,
+ * Docker or agent image, the one sentence with the fix), then [code: detail]. A failure that
+ * is not the ask's own (a store error, a protocol one) keeps its JSON-RPC code. */
+export function askFailure(e: unknown): string {
+  const f = rpcFailure(e);
+  if (f.code !== ErrorCode.AskFailed || !isRecord(f.data) || typeof f.data.code !== "string") {
+    return `ask failed: ${describeFailure(e)}`;
+  }
+  const detail = typeof f.data.detail === "string" && f.data.detail ? `: ${f.data.detail}` : "";
+  return `${f.message} [${f.data.code}${detail}]`;
 }
 
 export async function askAbout(deps: AskDeps, target: AskTarget, question?: string): Promise<AskOutcome> {
@@ -73,7 +85,7 @@ export async function askAbout(deps: AskDeps, target: AskTarget, question?: stri
     const data = rpcFailure(e).data;
     if (isRecord(data) && Array.isArray(data.warnings)) for (const w of data.warnings) deps.log.warn(`ask: ${String(w)}`);
     deps.log.error(`ask/run: ${describeFailure(e)}`);
-    void vscode.window.showErrorMessage(`Lazy: ask failed: ${describeFailure(e)}`, "Show Log").then((pick) => {
+    void vscode.window.showErrorMessage(`Lazy: ${askFailure(e)}`, "Show Log").then((pick) => {
       if (pick) deps.log.show();
     });
     return "failed";

@@ -11,6 +11,7 @@ export const ErrorCode = {
   Ambiguous: ErrorCodes.AMBIGUOUS,
   BadQuery: ErrorCodes.BAD_QUERY,
   StoreError: ErrorCodes.STORE_ERROR,
+  AskFailed: ErrorCodes.ASK_FAILED,
   InvalidParams: -32602,
   RequestCancelled: -32800,
 } as const;

@@ -5,6 +5,7 @@ container are tests/sandbox/test_sidecar_ask_sandboxed.py's."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import lsp_support
 from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, ASK_FAILED, NOT_FOUND
 from lsp_support import TIMEOUT, call
+from search_support import LAZY, env_for
 
 
 class World(lsp_support.World):
@@ -34,14 +36,28 @@ def world(tmp_path: Path) -> World:
     return World(tmp_path)
 
 
+def no_docker_env(tmp_path: Path) -> dict[str, str]:
+    """A credential, but no Docker engine where DOCKER_HOST points."""
+    return {
+        "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock",
+        "ANTHROPIC_API_KEY": "sk-ant-not-used",
+        "ANTHROPIC_AUTH_TOKEN": "",
+        "LAZY_ONESHOT_BASE_DIR": str(tmp_path / "oneshot"),
+    }
+
+
+def cli_ask(world: World, ident: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [LAZY, "ask", ident, "-m", "which compression?"],
+        env=env_for(world.lazy_home, world.user_home, NO_COLOR="1", **env),
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 @pytest_asyncio.fixture
 async def no_docker(world: World, tmp_path: Path) -> AsyncIterator[LanguageClient]:
     """A sidecar with a credential but no Docker engine where DOCKER_HOST points."""
-    c = await world.sidecar(
-        DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock",
-        ANTHROPIC_API_KEY="sk-ant-not-used",
-        LAZY_ONESHOT_BASE_DIR=str(tmp_path / "oneshot"),
-    )
+    c = await world.sidecar(**no_docker_env(tmp_path))
     yield c
     await c.shutdown_session()
 
@@ -101,3 +117,36 @@ async def test_an_empty_question_asks_nothing(world: World, no_docker: LanguageC
     e = await refused(no_docker, {"id": world.sessions[0].id, "question": "  \n"})
     assert e.code == ASK_FAILED
     assert e.data["code"] == "EMPTY_QUESTION"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("missing", ["credential", "docker"])
+async def test_an_unmet_prerequisite_is_the_sentence_lazy_ask_prints(
+    world: World, tmp_path: Path, missing: str
+) -> None:
+    """The sidecar answers with the very sentence the CLI prints (its message), the code and
+    the machine detail beside it (its data), before any excerpt is read."""
+    env = no_docker_env(tmp_path)
+    if missing == "credential":
+        env["ANTHROPIC_API_KEY"] = ""
+    c = await world.sidecar(**env)
+    try:
+        e = await refused(c, {"id": world.sessions[0].id, "question": "which compression?"})
+        begun = dict(c.progress_reports)
+    finally:
+        await c.shutdown_session()
+    assert begun == {}  # refused before the ask began: no progress shown for it
+    printed = cli_ask(world, world.sessions[0].id, **env)
+    assert printed.returncode == 1
+    assert e.code == ASK_FAILED
+    assert "\n" not in e.message and "[" not in e.message, e.message
+    code, detail = e.data["code"], e.data["detail"]
+    assert code == {"credential": "no-credential", "docker": "docker-unavailable"}[missing]
+    opening = {
+        "credential": "lazy ask needs an Anthropic credential",
+        "docker": "lazy ask runs every one-shot in a Docker container",
+    }[missing]
+    assert e.message.startswith(opening), e.message
+    machine = f"{code}: {detail}" if detail else code
+    assert printed.stderr == f"Error: {e.message} [{machine}]\n"
+    assert e.data["warnings"] == []

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,11 +35,17 @@ class World(lsp_support.World):
         self.session.turn("which compression for the archive?", "zstd, level 3. " + "z" * LONG)
         self.session.turn("and the index?", "tantivy, rebuilt on upgrade. " + "t" * LONG)
         self.import_all()
+        # the sidecar's own temp dir, where its run folders go (short: the proxy socket's path)
+        self.tmp = Path(tempfile.mkdtemp(prefix="ask-", dir="/tmp"))
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
+def world(tmp_path: Path) -> Iterator[World]:
+    w = World(tmp_path)
+    try:
+        yield w
+    finally:
+        shutil.rmtree(w.tmp, ignore_errors=True)
 
 
 async def ask_sidecar(world: World, base_url: str) -> LanguageClient:
@@ -44,7 +53,15 @@ async def ask_sidecar(world: World, base_url: str) -> LanguageClient:
         DOCKER_HOST=os.environ["DOCKER_HOST"],  # the test engine's (the engine fixture)
         ANTHROPIC_BASE_URL=base_url,
         ANTHROPIC_API_KEY=REAL_KEY,
+        TMPDIR=str(world.tmp),
     )
+
+
+def files_left(world: World) -> list[Path]:
+    """The sidecar's run folders, and the session files of its one-shots."""
+    state = world.lazy_home / "oneshot"
+    sessions = [p for p in state.glob("*/.claude/projects/**/*") if p.is_file()]
+    return [*world.tmp.glob("lazy-oneshot-*"), *sessions]
 
 
 def reports(client: LanguageClient) -> list[str]:
@@ -90,6 +107,7 @@ async def test_ask_run_reads_excerpts_with_progress_and_answers(
     assert progress == ["1 of 2 excerpts read", "2 of 2 excerpts read"]
     assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
     assert engine.labelled() == []  # every container gone
+    assert files_left(world) == []  # every run folder, and no session kept
 
 
 @pytest.mark.asyncio
@@ -110,11 +128,14 @@ async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) 
 
             await asyncio.wait_for(asked(), 300)
             assert len(engine.labelled()) == 1
+            assert len(list(world.tmp.glob("lazy-oneshot-*"))) == 1  # the run's folder
             client.protocol.notify("$/cancelRequest", lsp.CancelParams(id="the-ask"))
             with pytest.raises(JsonRpcException) as caught:
                 plain(await asyncio.wait_for(request, TIMEOUT * 4))
-            # answered only once nothing of the ask is left: no container, no later excerpt
+            # answered only once nothing of the ask is left: no container, no run folder,
+            # no session file, no later excerpt
             assert engine.labelled() == []
+            assert files_left(world) == []
             assert hang.used == 1
             # the sidecar asks on afterwards
             got = await call(client, "builders/get", {"id": world.session.id})
@@ -122,6 +143,46 @@ async def test_a_cancelled_ask_kills_its_one_shot(world: World, engine: Engine) 
         finally:
             await client.shutdown_session()
     assert caught.value.code == REQUEST_CANCELLED
+
+
+@pytest.mark.asyncio
+async def test_a_killed_sidecar_leaves_nothing_of_its_ask(world: World, engine: Engine) -> None:
+    """VS Code reloading, or the sidecar killed -9, mid-ask: the ask's watchdog removes its
+    container and run folder at once."""
+    hang = Rule("hang", [text("too late")], delay=600)
+    with fake_api([hang]) as fake:
+        client = await ask_sidecar(world, fake.base_url)
+        server = client._server  # the sidecar's process (pytest-lsp started it)
+        assert server is not None
+        request = asyncio.ensure_future(
+            client.protocol.send_request_async(
+                "ask/run", {"id": world.session.id, "question": "which?"}, msg_id="the-ask"
+            )
+        )
+        try:
+
+            async def asked() -> None:
+                while hang.used == 0:
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(asked(), 300)
+            assert len(engine.labelled()) == 1
+            assert not request.done()  # mid-ask
+            server.kill()
+            await asyncio.wait_for(server.wait(), TIMEOUT)
+
+            async def gone() -> None:
+                while engine.labelled() or files_left(world):
+                    await asyncio.sleep(0.1)
+
+            await asyncio.wait_for(gone(), 30)
+        finally:
+            request.cancel()  # its answer will never come
+            if server.returncode is None:
+                server.kill()
+                await server.wait()
+    assert engine.labelled() == []
+    assert files_left(world) == []
 
 
 @pytest.mark.asyncio

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from claude_session import Session
 from lazy.ask.ask import NOTHING, AskError, ask_transcript
 from lazy.ask.chunks import ARG_LIMIT, BUDGET, render, size, split
-from lazy.ask.oneshot import OneShotError, OneShotTimeout
+from lazy.ask.oneshot import OneShotError, OneShotTimeout, OneShotUnavailable
 from lazy.capture.pipeline import capture_file
 from lazy.cli.main import cli
 from lazy.model import ONESHOT_MARKER, Transcript
@@ -87,6 +87,9 @@ class Scripted:
     def __init__(self, answer: Callable[[str, int, str], str]) -> None:
         self.answer = answer
         self.prompts: list[str] = []
+
+    def check(self) -> None:
+        """Everything a one-shot needs is here: the model is scripted."""
 
     def __call__(self, prompt: str) -> str:
         self.prompts.append(prompt)
@@ -247,6 +250,24 @@ def test_every_excerpt_failing_fails_the_ask(three: Transcript) -> None:
     assert "DOCKER_UNAVAILABLE: socket missing" in str(caught.value)
     assert len(caught.value.warnings) == 3
     assert run.kinds() == ["map"] * 3  # no reduce from nothing
+
+
+def test_a_one_shot_that_cannot_run_here_stops_the_ask_at_once(three: Transcript) -> None:
+    """No credential, no Docker, no image: every excerpt would fail alike, so the first
+    failure is the ask's, in its own words, and no later excerpt is tried."""
+
+    def answer(kind: str, i: int, prompt: str) -> str:
+        if i == 2:
+            raise OneShotUnavailable("Docker went away: start it", "docker-unavailable", "gone")
+        return "notes"
+
+    run = Scripted(answer)
+    with pytest.raises(AskError) as caught:
+        ask_transcript(three, "what?", run)
+    assert caught.value.message == "Docker went away: start it"
+    assert (caught.value.code, caught.value.detail) == ("docker-unavailable", "gone")
+    assert caught.value.warnings == []
+    assert run.kinds() == ["map", "map"]  # excerpt 3 and the final pass never tried
 
 
 @pytest.mark.parametrize(

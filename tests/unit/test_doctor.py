@@ -34,6 +34,7 @@ TITLES = [
     "Conversation capture is live",
     "No housekeeping conversations in the store",
     "No local-command scaffolding in stored conversations",
+    "An Anthropic credential is set (for lazy ask)",
     "Docker is reachable (for lazy ask)",
     "Python and dependencies are supported",
     "Free disk where the store lives",
@@ -376,6 +377,28 @@ def test_docker_unreachable_is_a_warning_that_answers_it(world: World, engine: P
         "detail": [f"the Docker engine at unix://{engine} answered /_ping"],
         "fix": None,
     }
+
+
+CREDENTIAL = "An Anthropic credential is set (for lazy ask)"
+
+
+def test_the_credential_is_checked_and_never_shown(world: World) -> None:
+    none = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_AUTH_TOKEN": ""}
+    p = world.doctor("--json", **none)
+    check = {c["title"]: c for c in json.loads(p.stdout)["checks"]}[CREDENTIAL]
+    assert check["status"] == "warn", check
+    assert "ANTHROPIC_API_KEY" in check["fix"], check
+    assert any("lazy ask" in line for line in check["detail"]), check
+    secret = "sk-ant-api03-" + "S3cr3t" * 8
+    for name, value in (("ANTHROPIC_API_KEY", secret), ("ANTHROPIC_AUTH_TOKEN", secret)):
+        p = world.doctor("--json", **{**none, name: value})
+        check = {c["title"]: c for c in json.loads(p.stdout)["checks"]}[CREDENTIAL]
+        assert check["status"] == "ok", check
+        assert name in check["detail"][0], check
+        assert secret not in p.stdout and secret[-12:] not in p.stdout
+        text = world.doctor(**{**none, name: value}).stdout
+        assert f"✓ {CREDENTIAL}" in text.splitlines()
+        assert secret[-12:] not in text
 
 
 def test_a_dependency_outside_its_range_fails(world: World, tmp_path: Path) -> None:

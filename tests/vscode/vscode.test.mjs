@@ -682,7 +682,8 @@ test("Ask About This Builder… answers beside the transcript through the real o
   await toast.waitFor({ state: "visible", timeout: 30_000 });
   await page.screenshot({ path: path.join(OUT, "ask-progress.png") });
   // the answer beside, with its counts (a model in a container: minutes at worst)
-  const failed = page.locator(".notification-toast").filter({ hasText: /ask failed/i }).first();
+  // a failed ask says so, or names what it lacks (the credential, Docker, the agent image)
+  const failed = page.locator(".notification-toast").filter({ hasText: /ask failed|Lazy: (lazy ask|the agent image) /i }).first();
   const frame = await until(
     "the answer beside",
     async () => {

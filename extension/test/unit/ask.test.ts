@@ -67,13 +67,33 @@ describe("Ask About This Builder", () => {
     assert.deepEqual(shownBy("window.showInformationMessage"), ["Lazy: ask cancelled."]);
   });
 
-  it("shows a failure's message and its code (invariant 6)", async () => {
-    const data = { code: "docker-unavailable", detail: "Start Docker (sudo systemctl start docker)", warnings: [] };
-    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, "Docker is not running", data)));
+  it("shows an unmet prerequisite as the one sentence lazy ask prints, with its fix", async () => {
+    // the sidecar's message is the sentence `lazy ask` prints; the code and detail beside it
+    const sentence =
+      "lazy ask runs every one-shot in a Docker container, never on the host, and no Docker engine answers at unix:///run/none.sock: start it (sudo systemctl start docker) or point DOCKER_HOST at a running one";
+    const data = { code: "docker-unavailable", detail: "FileNotFoundError: No such file or directory", warnings: [] };
+    const log = new FakeLog();
+    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, sentence, data)));
+    assert.equal(await askAbout({ client: () => client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
+    const shown = shownBy("window.showErrorMessage");
+    assert.deepEqual(shown, [`Lazy: ${sentence} [docker-unavailable: FileNotFoundError: No such file or directory]`]);
+    assert.ok(!shown.some((m) => m.includes("-32007")), "not the bare JSON-RPC code");
+  });
+
+  it("shows any other failure the way lazy ask prints it, its warnings in the log", async () => {
+    const data = { code: "ALL_EXCERPTS_FAILED", detail: "model-error: overloaded", warnings: ["excerpt 1 of 2 was not read"] };
+    const log = new FakeLog();
+    const message = "every excerpt failed to read (2 of 2), so there is nothing to answer from";
+    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, message, data)));
+    assert.equal(await askAbout({ client: () => client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
+    assert.deepEqual(shownBy("window.showErrorMessage"), [`Lazy: ${message} [ALL_EXCERPTS_FAILED: model-error: overloaded]`]);
+    assert.ok(log.lines.some((l) => l.includes("excerpt 1 of 2 was not read")), JSON.stringify(log.lines));
+  });
+
+  it("shows a failure that is not the ask's own with its JSON-RPC code", async () => {
+    const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32004, "the store is busy", { code: "busy", detail: "" })));
     assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "failed");
-    assert.deepEqual(shownBy("window.showErrorMessage"), [
-      "Lazy: ask failed: Docker is not running [docker-unavailable] Start Docker (sudo systemctl start docker) (code -32007)",
-    ]);
+    assert.deepEqual(shownBy("window.showErrorMessage"), ["Lazy: ask failed: the store is busy [busy] (code -32004)"]);
   });
 });
 

@@ -6,7 +6,9 @@ session is never captured as a conversation.
 
 Every degradation is reported rather than absorbed: an excerpt that failed, a message cut
 to fit, findings dropped from the final pass each become a warning. If every excerpt
-fails, or the final pass fails, there is no answer worth giving and the ask fails.
+fails, or the final pass fails, there is no answer worth giving and the ask fails. A
+one-shot that cannot run here at all (no credential, no Docker, no image) fails the ask at
+once with its own sentence: every later excerpt would fail the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lazy.ask.chunks import ARG_LIMIT, BUDGET, Excerpt, Piece, render, size, split
-from lazy.ask.oneshot import OneShot, OneShotError, OneShotTimeout
+from lazy.ask.oneshot import OneShot, OneShotError, OneShotTimeout, OneShotUnavailable
 from lazy.model import ONESHOT_MARKER, Transcript
 
 # Below this much room for transcript text beside the question, reading it in excerpts
@@ -157,13 +159,23 @@ def _failed(e: OneShotError, machine: bool = True) -> str:
     return f"{how}: {e.message} [{e.code}{': ' + e.detail if e.detail else ''}]"
 
 
+def question_of(text: str) -> str:
+    """The question asked, trimmed; an empty one asks nothing."""
+    question = text.strip()
+    if not question:
+        raise AskError("no question given", "EMPTY_QUESTION")
+    return question
+
+
+def _unavailable(e: OneShotUnavailable, warnings: list[str]) -> AskError:
+    return AskError(e.message, e.code, e.detail, warnings)
+
+
 def ask_transcript(
     t: Transcript, question: str, one_shot: OneShot, progress: Progress | None = None
 ) -> AskResult:
     """The answer to ``question`` from ``t``, read in one pass or in excerpts."""
-    question = question.strip()
-    if not question:
-        raise AskError("no question given", "EMPTY_QUESTION")
+    question = question_of(question)
     budget = budget_for(t, question)
     parts = split(render(t), budget)
     warnings = list(parts.warnings)
@@ -173,6 +185,8 @@ def ask_transcript(
     if len(excerpts) == 1:
         try:
             answer = _ask(one_shot, whole_prompt(t, question, excerpts[0].text))
+        except OneShotUnavailable as e:
+            raise _unavailable(e, warnings) from e
         except OneShotError as e:
             raise AskError(f"the ask {_failed(e, False)}", e.code, e.detail, warnings) from e
         return AskResult(answer.strip(), 1, 1, warnings)
@@ -183,6 +197,8 @@ def ask_transcript(
     for i, excerpt in enumerate(excerpts, 1):
         try:
             notes = _ask(one_shot, map_prompt(t, question, i, total, excerpt))
+        except OneShotUnavailable as e:
+            raise _unavailable(e, warnings) from e
         except OneShotError as e:
             failures.append(e)
             warnings.append(
@@ -221,6 +237,8 @@ def ask_transcript(
         )
     try:
         answer = _ask(one_shot, reduce_prompt(t, question, total, "".join(kept)))
+    except OneShotUnavailable as e:
+        raise _unavailable(e, warnings) from e
     except OneShotError as e:
         raise AskError(
             f"the final pass, which writes the answer from the findings of {len(kept)}"

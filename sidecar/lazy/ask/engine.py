@@ -8,7 +8,7 @@ import contextlib
 import os
 from typing import Any
 
-from lazy.ask.oneshot import OneShotError
+from lazy.ask.oneshot import OneShotError, OneShotUnavailable
 from lazy.procs import pid_alive
 
 # every one-shot container carries these labels; the sweep goes by them
@@ -27,21 +27,82 @@ DOCKER_GUIDANCE = (
 )
 
 
+def where() -> str:
+    """The engine the docker client talks to: DOCKER_HOST, else the default socket."""
+    return os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+
+
+def root_cause(e: BaseException) -> str:
+    """The innermost OS error under a docker-py failure (``FileNotFoundError: No such file
+    or directory``), which is what the user can act on; else the failure's own first line.
+    docker-py and requests nest it in messages, causes and exception arguments."""
+    found: OSError | None = None
+    stack: list[object] = [e]
+    seen: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, BaseException) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, OSError) and x.strerror:
+            found = x
+        stack += [x.__context__, x.__cause__, *x.args]
+    if found is not None:
+        return f"{type(found).__name__}: {found.strerror}"
+    first = (str(e).strip().splitlines() or [""])[0]
+    return f"{type(e).__name__}: {first[:300]}" if first else type(e).__name__
+
+
+def unreachable(e: BaseException) -> OneShotUnavailable:
+    """No engine answers where the client looks: the one sentence, with the fix."""
+    at = where()
+    if "PermissionError" in root_cause(e):
+        message = (
+            "lazy ask runs every one-shot in a Docker container, never on the host, and may "
+            f"not use the Docker engine at {at}: add your user to the docker group (sudo "
+            "usermod -aG docker $USER, then log in again) or point DOCKER_HOST at one you may use"
+        )
+    else:
+        message = (
+            "lazy ask runs every one-shot in a Docker container, never on the host, and no "
+            f"Docker engine answers at {at}: start it (sudo systemctl start docker) or point "
+            "DOCKER_HOST at a running one"
+        )
+    return OneShotUnavailable(message, "docker-unavailable", root_cause(e))
+
+
 def connect(timeout: float = API_TIMEOUT) -> Any:
-    """A docker client whose engine answered a ping; raises OneShotError otherwise."""
-    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    """A docker client whose engine answered a ping; raises OneShotUnavailable otherwise."""
     try:
         import docker
 
         client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as e:  # no socket, refused, timeout, TLS, the package missing
-        raise OneShotError(
-            f"Docker is not available at {where}. {DOCKER_GUIDANCE}",
-            "docker-unavailable",
-            f"{type(e).__name__}: {e}",
-        ) from e
+        raise unreachable(e) from e
     return client
+
+
+def ping(timeout: float) -> None:
+    """Only whether the engine answers ``/_ping``, at a fixed API version: no ``/version``
+    call first, so a slow or odd engine is judged by the ping alone (lazy doctor)."""
+    try:
+        import docker
+        from docker import constants
+
+        client = docker.APIClient(
+            version=constants.MINIMUM_DOCKER_API_VERSION,
+            timeout=timeout,
+            **docker.utils.kwargs_from_env(),
+        )
+        try:
+            answered = client.ping()
+        finally:
+            client.close()
+    except Exception as e:  # refused, missing socket, timeout, TLS, an HTTP error
+        raise unreachable(e) from e
+    if not answered:
+        raise unreachable(ConnectionError("/_ping did not answer OK"))
 
 
 def require_image(client: Any, image: str = IMAGE) -> None:
@@ -50,17 +111,17 @@ def require_image(client: Any, image: str = IMAGE) -> None:
     try:
         client.images.get(image)
     except docker.errors.ImageNotFound as e:
-        raise OneShotError(
-            f"the agent image {image} is not built: run `lazy agent-image build` (once; it "
-            "needs network access to pull Node and Claude Code)",
+        raise OneShotUnavailable(
+            f"the agent image {image} that every one-shot runs in is not in the Docker engine"
+            f" at {where()}: build it with `lazy agent-image build` (once; it needs network"
+            " access to pull Node and Claude Code)",
             "agent-image-missing",
-            f"{type(e).__name__}: {e}",
         ) from e
     except docker.errors.APIError as e:
         raise OneShotError(
             f"Docker could not look up the agent image {image}. {DOCKER_GUIDANCE}",
             "docker-error",
-            f"{type(e).__name__}: {e}",
+            root_cause(e),
         ) from e
 
 

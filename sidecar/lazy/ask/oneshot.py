@@ -19,9 +19,19 @@ class OneShotError(Exception):
         self.code = code
         self.detail = detail
 
+    def line(self) -> str:
+        """The error as `lazy ask` prints it: the sentence, then ``[code: detail]``."""
+        return f"{self.message} [{self.code}{': ' + self.detail if self.detail else ''}]"
+
 
 class OneShotTimeout(OneShotError):
     """A one-shot killed at the bound."""
+
+
+class OneShotUnavailable(OneShotError):
+    """What every one-shot needs is missing (the credential, the Docker engine, the agent
+    image): no one-shot can run until the user acts, so an ask stops at the first. The
+    message is one sentence that ends with the fix."""
 
 
 class OneShotCancelled(Exception):
@@ -31,3 +41,8 @@ class OneShotCancelled(Exception):
 
 class OneShot(Protocol):
     def __call__(self, prompt: str) -> str: ...  # the model's answer text; raises OneShotError
+
+    def check(self) -> None:
+        """Raises OneShotUnavailable when a one-shot cannot run here; an ask calls it once,
+        before anything starts."""
+        ...

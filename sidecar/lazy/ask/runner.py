@@ -1,10 +1,12 @@
 """The one-shot runner: `claude -p` in a hardened, throwaway container of the agent image.
 
-A run: sweep leftovers, check the image, start the credential proxy on a unix socket in a
-fresh run dir, start the container (no network, read-only root, no capabilities,
-no-new-privileges, pids and memory limits, tmpfs scratch, the project's one-shot state dir as
-Claude Code's config dir), wait at most the bound, read the stream-json events, remove the
-container. The prompt starts with lazy's one-shot marker, so capture never stores the session.
+A run: check what it needs (lazy.ask.prerequisites), sweep what earlier runs left, start its
+watchdog, start the credential proxy on a unix socket in a fresh run dir, start the container
+(no network, read-only root, no capabilities, no-new-privileges, pids and memory limits,
+tmpfs scratch, the project's one-shot state dir as Claude Code's config dir), wait at most the
+bound, read the stream-json events, remove the container, the run dir and the session files
+(lazy.ask.leftovers). Claude Code is told not to keep its session, and the prompt starts with
+lazy's one-shot marker, so capture would never store one anyway.
 
 Claude Code runs with no tools at all; the runner does not trust its own flags for that but
 reads the tool list from the CLI's ``system/init`` event and refuses the answer otherwise.
@@ -16,16 +18,17 @@ import contextlib
 import json
 import os
 import secrets
-import shutil
-import tempfile
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lazy.ask import engine, paths
+from lazy.ask import engine, leftovers, paths, prerequisites
+from lazy.ask.leftovers import Run
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError, OneShotTimeout
 from lazy.ask.proxy import AuditLog, Credential, CredentialProxy
+from lazy.ask.watchdog import Watchdog
 from lazy.records import ONESHOT_MARKER
 
 BOUND_SECONDS = 600.0  # ten minutes: a one-shot is one model call, so only a hang gets there
@@ -40,8 +43,6 @@ DISALLOWED = (
     "Bash Edit Write MultiEdit NotebookEdit Read Glob Grep LS WebFetch WebSearch Task Agent "
     "Skill TodoWrite KillShell BashOutput ExitPlanMode SlashCommand"
 )
-# the socket path must fit sockaddr_un (108 bytes)
-_SOCKET_MAX = 100
 
 
 def bound_seconds() -> float:
@@ -62,9 +63,14 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} seconds"
 
 
-def claude_args() -> list[str]:
+def claude_args(session: str) -> list[str]:
     return [
         "-p",
+        # the session is lazy's housekeeping: not written, and should a version write it
+        # anyway, named so the run removes exactly its own
+        "--no-session-persistence",
+        "--session-id",
+        session,
         "--output-format",
         "stream-json",
         "--verbose",
@@ -169,26 +175,36 @@ class DockerRunner:
         if self._cancelled.is_set():
             raise OneShotCancelled("the one-shot was cancelled")
 
+    def check(self) -> None:
+        """What every one-shot needs, checked once before an ask starts."""
+        _, client = prerequisites.check(self.image, self.credential)
+        client.close()
+
     def run(self, prompt: str) -> OneShotResult:
         self._check_cancelled()
         bound = self.bound if self.bound is not None else bound_seconds()
-        credential = self.credential or Credential.from_env()
-        if credential is None:
-            raise OneShotError(
-                "no Anthropic credential for the one-shot: set ANTHROPIC_API_KEY (or "
-                "ANTHROPIC_AUTH_TOKEN) in lazy's environment",
-                "no-credential",
-            )
-        client = engine.connect()
+        credential, client = prerequisites.check(self.image, self.credential)
+        try:
+            return self._run(client, credential, prompt, bound)
+        finally:
+            client.close()
+
+    def _run(self, client: Any, credential: Credential, prompt: str, bound: float) -> OneShotResult:
         engine.sweep(client)
-        engine.require_image(client, self.image)
+        leftovers.sweep_run_dirs()
+        leftovers.sweep_sessions(paths.base_dir())
+        state = paths.state_dir(self.project)
+        state.mkdir(parents=True, exist_ok=True)
         run_id = secrets.token_hex(6)
-        run_dir = run_dir_for(run_id)
+        run = Run(run_id, leftovers.run_dir_for(run_id), state, str(uuid.uuid4()))
+        # before anything of the run exists: from here on, lazy dying leaves nothing
+        dog = Watchdog.start(run, str(paths.base_dir() / "watchdog.log"))
+        run_dir = run.dir
         proxy = None
         container = None
+        clean = False
         try:
-            state = paths.state_dir(self.project)
-            state.mkdir(parents=True, exist_ok=True)
+            leftovers.make_run_dir(run_dir)
             (run_dir / "prompt").write_text(f"{ONESHOT_MARKER}\n\n{prompt}", encoding="utf-8")
             proxy = CredentialProxy(
                 run_dir / "proxy.sock",
@@ -200,7 +216,9 @@ class DockerRunner:
                 upstream_timeout=bound + 60,
             ).start()
             user = container_user(run_dir, state)
-            container = self._start(client, run_id, run_dir, state, user, bound)
+            dog.creating()
+            container = self._start(client, run, user, bound)
+            dog.created()
             with self._lock:
                 self._running = str(container.name)
             self._check_cancelled()  # cancelled while it started: cancel() saw no container
@@ -222,24 +240,32 @@ class DockerRunner:
         finally:
             with self._lock:
                 self._running = None
-            if proxy is not None:
-                proxy.stop()
-            if container is not None:
-                _remove(container)
-            shutil.rmtree(run_dir, ignore_errors=True)
+            try:
+                if proxy is not None:
+                    proxy.stop()
+                if container is not None:
+                    clean = _remove(container)
+            finally:
+                leftovers.remove_files(run)
+                if clean:
+                    dog.release()
+                else:
+                    # no container seen created (a failed start, or one cut short while the
+                    # engine created it), or one that would not go: the watchdog sees to it
+                    with contextlib.suppress(Exception):  # the engine away: the watchdog's
+                        leftovers.remove_containers(client, run_id)
+                    dog.abandon()
 
-    def _start(
-        self, client: Any, run_id: str, run_dir: Path, state: Path, user: str, bound: float
-    ) -> Any:
+    def _start(self, client: Any, run: Run, user: str, bound: float) -> Any:
         import docker
 
         try:
             return client.containers.run(
                 self.image,
-                claude_args(),
-                name=f"lazy-oneshot-{run_id}",
+                claude_args(run.session),
+                name=f"lazy-oneshot-{run.id}",
                 detach=True,
-                **hardened(run_id, run_dir, state, user, bound),
+                **hardened(run.id, run.dir, run.state, user, bound),
             )
         except docker.errors.DockerException as e:
             raise OneShotError(
@@ -329,12 +355,21 @@ def _is_timeout(e: Exception) -> bool:
     return isinstance(e, requests.exceptions.ConnectionError) and "timed out" in str(e)
 
 
-def _remove(container: Any) -> None:
+def _remove(container: Any) -> bool:
+    """Kill and remove the container; whether it is gone. Never raises: it runs while a
+    run ends, whatever ended it (an engine gone away included)."""
     import docker
 
-    for op in (container.kill, lambda: container.remove(force=True)):
-        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
-            op()
+    # exited already, gone, or the engine unreachable: the remove below tells which
+    with contextlib.suppress(Exception):
+        container.kill()
+    try:
+        container.remove(force=True)
+    except docker.errors.NotFound:
+        return True
+    except Exception:  # APIError, or the engine's connection lost
+        return False
+    return True
 
 
 def _kill(name: str) -> None:
@@ -355,16 +390,6 @@ def _kill(name: str) -> None:
 
 def _capped(data: bytes) -> bytes:
     return data[-MAX_OUTPUT:]
-
-
-def run_dir_for(run_id: str) -> Path:
-    """A fresh 0700 dir for the run's socket and prompt, short enough for a socket path."""
-    parent = Path(tempfile.gettempdir())
-    if len(str(parent)) + len(f"/lazy-oneshot-{run_id}/proxy.sock") > _SOCKET_MAX:
-        parent = Path("/tmp")
-    path = parent / f"lazy-oneshot-{run_id}"
-    path.mkdir(mode=0o700)
-    return path
 
 
 def container_user(run_dir: Path, state: Path) -> str:

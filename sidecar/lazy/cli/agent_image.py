@@ -42,7 +42,7 @@ def build(pull: bool) -> None:
     try:
         client = engine.connect()
     except OneShotError as e:
-        raise click.ClickException(f"{e} [{e.code}: {e.detail}]") from e
+        raise click.ClickException(e.line()) from e
     with tempfile.TemporaryDirectory(prefix="lazy-agent-image-") as tmp:
         context = Path(tmp)
         shipped = resources.files("lazy.ask") / "image"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 import click
 from rich.text import Text
 
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
-from lazy.ask.oneshot import OneShot
+from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError
 from lazy.ask.subject import subject
 from lazy.cli.common import counting, current_project, emit_json, err, open_store, unresolved
 from lazy.model import Transcript
@@ -39,6 +41,35 @@ def _runner(project: str) -> OneShot:
         ) from e
     factory: Callable[[str], OneShot] = module.default_runner
     return factory(project)
+
+
+def _ready(one_shot: OneShot) -> None:
+    """What every one-shot needs, checked once before anything starts: one line with the
+    fix, not a warning per excerpt."""
+    try:
+        one_shot.check()
+    except OneShotError as e:
+        raise click.ClickException(e.line()) from e
+
+
+@contextmanager
+def _cancellable() -> Iterator[None]:
+    """SIGTERM and SIGHUP end an ask as Ctrl-C does: the one-shot running is killed and its
+    container, run folder and session removed before lazy exits (its watchdog removes them
+    should lazy die some way it cannot handle). Said in one line, exit 130."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    except (KeyboardInterrupt, OneShotCancelled):
+        err.print("lazy ask: cancelled; its one-shot was stopped and removed", highlight=False)
+        raise click.exceptions.Exit(130) from None
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _subject(store: Store, ident: str) -> Transcript:
@@ -119,10 +150,11 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
         t: Transcript = _subject(store, ident)
         bid = t.builder.id
     one_shot = _runner(t.builder.project or current_project())
+    _ready(one_shot)
     if question is None:
         question = _from_editor(bid)
     try:
-        with _reading() as advance:
+        with _cancellable(), _reading() as advance:
             result: AskResult = ask_transcript(t, question, one_shot, advance)
     except AskError as e:
         _warn(e.warnings)

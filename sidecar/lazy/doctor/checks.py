@@ -30,6 +30,7 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),
     (housekeeping.TITLE, housekeeping.housekeeping_check),
     (scaffolding.TITLE, scaffolding.scaffolding_check),
+    (system.CREDENTIAL, system.credential_check),
     (system.DOCKER, system.docker_check),
     (system.AGENT_IMAGE, system.agent_image_check),
     (system.PYTHON, system.python_check),

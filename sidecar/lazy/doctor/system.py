@@ -1,8 +1,9 @@
-"""What lazy runs on: Docker (for `lazy ask`), Python and lazy's dependencies, free disk."""
+"""What lazy runs on: the credential and Docker (for `lazy ask`, judged by the same functions
+`lazy ask` checks before it starts, lazy.ask.prerequisites), Python and lazy's dependencies,
+free disk."""
 
 from __future__ import annotations
 
-import os
 import platform
 import shutil
 import sys
@@ -11,6 +12,7 @@ from importlib import metadata
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
 
+CREDENTIAL = "An Anthropic credential is set (for lazy ask)"
 DOCKER = "Docker is reachable (for lazy ask)"
 AGENT_IMAGE = "The agent image is built (for lazy's one-shots)"
 PYTHON = "Python and dependencies are supported"
@@ -25,36 +27,44 @@ DISK_WARN = 1 * GiB
 DISK_FAIL = 100 * MiB
 
 
+def credential_check(_: Context) -> Check:
+    """The credential the one-shots' proxy sends, by name only: its value is never shown.
+    A warning when missing: only `lazy ask` needs it."""
+    from lazy.ask import prerequisites
+    from lazy.ask.oneshot import OneShotUnavailable
+
+    try:
+        found = prerequisites.credential()
+    except OneShotUnavailable:
+        detail = [
+            "neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set in lazy's environment",
+            "lazy ask cannot call the model without one",
+        ]
+        return Check(CREDENTIAL, "warn", detail, prerequisites.CREDENTIAL_FIX)
+    name = "ANTHROPIC_API_KEY" if found.header == "x-api-key" else "ANTHROPIC_AUTH_TOKEN"
+    return Check(CREDENTIAL, "ok", [f"{name} is set (its value is never shown)"])
+
+
 def docker_check(_: Context) -> Check:
     """The Docker engine answers ``/_ping`` where the docker client looks (DOCKER_HOST, else
     the default socket). A warning when not: only `lazy ask` needs it."""
-    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
     fix = "start the Docker engine (sudo systemctl start docker), or point DOCKER_HOST at one"
     try:
-        import docker
-        from docker import constants
+        import docker  # noqa: F401
     except ImportError as e:
         detail = [f"the docker Python package cannot be imported [{type(e).__name__}: {e}]"]
         return Check(DOCKER, "warn", detail, f"{sys.executable} -m pip install 'docker>=7,<8'")
+    from lazy.ask import engine
+    from lazy.ask.oneshot import OneShotUnavailable
+
+    where = engine.where()
     try:
-        # a fixed API version: no /version call before the ping
-        client = docker.APIClient(
-            version=constants.MINIMUM_DOCKER_API_VERSION,
-            timeout=DOCKER_TIMEOUT,
-            **docker.utils.kwargs_from_env(),
-        )
-        try:
-            answered = client.ping()
-        finally:
-            client.close()
-    except Exception as e:  # refused, missing socket, timeout, TLS, an HTTP error
+        engine.ping(DOCKER_TIMEOUT)
+    except OneShotUnavailable as e:
         detail = [
-            f"the Docker engine at {where} did not answer /_ping [{type(e).__name__}: {e}]",
+            f"the Docker engine at {where} did not answer /_ping [{e.detail}]",
             "lazy ask runs its one-shots in a container and cannot run without it",
         ]
-        return Check(DOCKER, "warn", detail, fix)
-    if not answered:
-        detail = [f"the Docker engine at {where} answered /_ping, but not OK"]
         return Check(DOCKER, "warn", detail, fix)
     return Check(DOCKER, "ok", [f"the Docker engine at {where} answered /_ping"])
 
@@ -74,7 +84,7 @@ def agent_image_check(_: Context) -> Check:
     try:
         engine.require_image(client, engine.IMAGE)
     except OneShotError as e:
-        return Check(AGENT_IMAGE, "warn", [f"{e} [{e.code}: {e.detail}]"], fix)
+        return Check(AGENT_IMAGE, "warn", [e.line()], fix)
     finally:
         client.close()
     return Check(AGENT_IMAGE, "ok", [f"{engine.IMAGE} is in the Docker engine"])

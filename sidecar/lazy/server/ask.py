@@ -1,7 +1,8 @@
 """ask/run: `lazy ask` for the extension, in the background. The one-shots run in the
 sandbox exactly as the CLI's do; the excerpts read are reported as ``$/progress``, and a
 ``$/cancelRequest`` kills the one-shot running and stops the ask (its container removed
-before the request answers as cancelled)."""
+before the request answers as cancelled). What every one-shot needs is checked first, and a
+missing piece answers at once with the sentence `lazy ask` prints."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
-from lazy.ask.ask import AskError, ask_transcript
-from lazy.ask.oneshot import OneShotCancelled
+from lazy.ask.ask import AskError, ask_transcript, question_of
+from lazy.ask.oneshot import OneShotCancelled, OneShotError
 from lazy.ask.subject import subject
 from lazy.capture.projects import project_of
 from lazy.server.app import Sidecar
@@ -28,6 +29,11 @@ def _title(p: AskRunParams) -> str:
     return f"Asking {p.id[:8]}: {first[:60]}"
 
 
+def _failed(e: AskError | OneShotError, warnings: list[str]) -> JsonRpcException:
+    data = {"code": e.code, "detail": e.detail, "warnings": warnings}
+    return JsonRpcException(e.message, code=ASK_FAILED, data=data)
+
+
 def register(ls: Sidecar) -> None:
     @ls.feature("ask/run")
     async def ask_run(ls: Sidecar, raw: Any) -> Any:
@@ -40,6 +46,13 @@ def register(ls: Sidecar) -> None:
             raise as_rpc_error(e) from None
         t = about.transcript
         runner = DockerRunner(t.builder.project or project_of(os.getcwd()))
+        try:
+            question_of(p.question)
+            await asyncio.to_thread(runner.check)
+        except AskError as e:
+            raise _failed(e, e.warnings) from None
+        except OneShotError as e:
+            raise _failed(e, []) from None
         progress = await ls.start_progress(_title(p))
 
         def report(done: int, total: int) -> None:
@@ -59,8 +72,7 @@ def register(ls: Sidecar) -> None:
                     await work
                 raise
         except AskError as e:
-            data = {"code": e.code, "detail": e.detail, "warnings": e.warnings}
-            raise JsonRpcException(e.message, code=ASK_FAILED, data=data) from None
+            raise _failed(e, e.warnings) from None
         finally:
             progress.end()
         return AskRunResult(

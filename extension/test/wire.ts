@@ -12,12 +12,13 @@ const SCHEMA = path.join(__dirname, "..", "..", "protocol", "schema.json");
 interface Contract {
   $defs: Record<string, unknown>;
   methods: Record<string, { kind: string; direction: string; params: { $ref: string } }>;
+  initializationOptions: { $ref: string };
 }
 
 const contract = JSON.parse(fs.readFileSync(SCHEMA, "utf8")) as Contract;
 const ajv = new Ajv2020({ allErrors: true, validateFormats: false });
-// the document without its `methods` table (not a JSON Schema keyword), under one id
-const { methods, ...document } = contract;
+// the document without its tables (not JSON Schema keywords), under one id
+const { methods, initializationOptions, ...document } = contract;
 ajv.addSchema(document, "lazy");
 
 const validators = new Map<string, ValidateFunction>();
@@ -41,9 +42,7 @@ export const REQUEST_METHODS = Object.entries(methods)
   .map(([name]) => name)
   .sort();
 
-/** Each problem of `params` as the sidecar's params model for `method` would see it. */
-export function paramsProblems(method: string, params: unknown): string[] {
-  const validate = validatorOf(method);
+function problems(validate: ValidateFunction, params: unknown): string[] {
   // what goes on the wire: JSON (undefined fields dropped, as JSON.stringify drops them)
   const sent: unknown = params === undefined ? undefined : JSON.parse(JSON.stringify(params));
   if (validate(sent)) return [];
@@ -51,6 +50,18 @@ export function paramsProblems(method: string, params: unknown): string[] {
     const extra = e.keyword === "additionalProperties" ? ` “${String(e.params.additionalProperty)}”` : "";
     return `${e.instancePath || "(params)"}: ${e.message ?? e.keyword}${extra}`;
   });
+}
+
+/** Each problem of `params` as the sidecar's params model for `method` would see it. */
+export function paramsProblems(method: string, params: unknown): string[] {
+  return problems(validatorOf(method), params);
+}
+
+/** Each problem of initialize's initializationOptions, as the sidecar would see them. */
+export function initializationProblems(options: unknown): string[] {
+  const validate = ajv.getSchema(`lazy${initializationOptions.$ref}`);
+  if (!validate) throw new Error(`no schema for initializationOptions (${initializationOptions.$ref})`);
+  return problems(validate, options);
 }
 
 /** Every request method some test sent through a FakeClient, with its params checked. */

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from agent_sessions import Rollout
 from claude_session import Session
@@ -447,3 +448,41 @@ async def test_a_camel_case_scope_is_refused_not_answered_with_an_empty_page(
     assert "all_projects" in err.data["errors"][0]["message"]
     everything = await call(client, "builders/list", {"all_projects": True})
     assert everything["items"]  # the field spelt right: the store's Builders
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"liveCapture": False}, "liveCapture"),  # camelCase: not live_capture
+        ({"live_capture": "false"}, "live_capture"),  # bool("false") was True
+        ({"extra_roots": {"claude": "/more"}}, "extra_roots.claude"),
+    ],
+)
+async def test_bad_initialization_options_fail_initialize_naming_the_field(
+    world: World, options: dict[str, Any], field: str
+) -> None:
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "lazy.cli.main", "sidecar"],
+        server_env=env_for(world.lazy_home, world.user_home),
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    try:
+        with pytest.raises(JsonRpcException) as e:
+            await asyncio.wait_for(
+                client.initialize_session(
+                    lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                         initialization_options=options)
+                ),
+                TIMEOUT,
+            )  # fmt: skip
+        assert e.value.code == -32602
+        assert [x["field"] for x in e.value.data["errors"]] == [field], e.value.data
+        assert "initializationOptions" in e.value.message
+    finally:
+        server = client._server
+        assert server is not None
+        server.kill()  # its initialize failed: no session to shut down
+        await asyncio.wait_for(server.wait(), TIMEOUT)
+        await client.stop()

@@ -2,7 +2,8 @@
 // refuses what the sidecar refuses, and every request of the protocol is sent, and checked,
 // by some feature test of this suite (run it whole: npm test).
 import * as assert from "node:assert/strict";
-import { paramsProblems, REQUEST_METHODS, sentMethods } from "../wire";
+import { initializationOptions, readSettings } from "../../src/config";
+import { initializationProblems, paramsProblems, REQUEST_METHODS, sentMethods } from "../wire";
 
 describe("the requests the extension sends", () => {
   const scope = { all_projects: false, workspace_folders: ["/ws/app"] };
@@ -15,6 +16,14 @@ describe("the requests the extension sends", () => {
     for (const method of REQUEST_METHODS) {
       assert.notDeepEqual(paramsProblems(method, { noSuchField: 1 }), [], `${method} takes a field it does not know`);
     }
+  });
+
+  it("start with initializationOptions the sidecar takes, and it refuses a misspelt one", () => {
+    const settings = readSettings((key) => ({ liveCapture: false, extraSourceRoots: { claude: ["/more"] } })[key]);
+    assert.deepEqual(initializationProblems(initializationOptions(settings)), []);
+    assert.deepEqual(initializationProblems(initializationOptions(readSettings(() => undefined))), []);
+    assert.notDeepEqual(initializationProblems({ liveCapture: false }), []);
+    assert.notDeepEqual(initializationProblems({ live_capture: "false" }), []);
   });
 
   it("are checked against a contract that refuses a value of the wrong type", () => {

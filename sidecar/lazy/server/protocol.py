@@ -35,6 +35,13 @@ class Scope(Params):
     workspace_folders: list[str] = Field(default_factory=list)  # absolute paths
 
 
+class InitializationOptions(Params):
+    """The initializationOptions of LSP's initialize: how the extension wants the sidecar."""
+
+    live_capture: bool = True  # watch the agents' folders and capture while running
+    extra_roots: dict[Tool, list[str]] = Field(default_factory=dict)  # more folders, per agent
+
+
 # ---- builders -------------------------------------------------------------------------------
 
 

@@ -162,7 +162,11 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeWorkspaceFolders(() => { void builders.refresh(); }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("lazy")) return;
-      void vscode.window.showInformationMessage("Lazy: restart the sidecar to apply the new settings?", "Restart").then((pick) => {
+      // named, so a store switched by what VS Code now reads is never applied unseen
+      const changes = sidecar.settingChanges();
+      if (sidecar.launch && changes.length === 0) return;
+      const what = changes.length > 0 ? ` (${changes.join("; ")})` : "";
+      void vscode.window.showInformationMessage(`Lazy: the settings changed${what}. Restart the sidecar with them?`, "Restart").then((pick) => {
         if (pick) void sidecar.restart("settings");
       });
     }),

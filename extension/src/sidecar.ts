@@ -100,6 +100,12 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
     return this._state.kind === "running" && l ? { command: l.sidecar.command, args: l.sidecar.args, env: l.env } : undefined;
   }
 
+  /** How the settings now differ from those the sidecar was started with, one line each. */
+  settingChanges(): string[] {
+    const l = this._launch;
+    return l ? settingChanges(l.settings, this.deps.settings(), this.deps.homeDir) : [];
+  }
+
   /** What the sidecar runs (or last ran): every restart runs it again. */
   get launch(): Launch | undefined {
     return this._launch;

@@ -773,7 +773,7 @@ async function healthGreenFor(store) {
   const row = buildersView().locator(".monaco-list-row").filter({ hasText: "Store is intact" }).first();
   return (
     text.includes(path.join(store, "store.db")) &&
-    !/not running/.test(text) &&
+    !/lazy sidecar is not running/.test(text) &&
     (await row.count()) > 0 &&
     (await row.locator(".codicon-pass").count()) > 0
   );
@@ -803,11 +803,13 @@ test("Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against
   await editor.waitFor({ state: "visible" });
   await editor.locator(".view-lines").click();
   await page.keyboard.press("Control+a");
-  // insertText: no key events, so no auto-closed quotes or brackets
-  await page.keyboard.insertText(JSON.stringify({ ...settings, "lazy.sidecar.path": wrapper, "lazy.store": store }, null, 2));
+  // one line (no auto-indent), then whatever the editor auto-closed after it removed
+  await page.keyboard.insertText(JSON.stringify({ ...settings, "lazy.sidecar.path": wrapper, "lazy.store": store }));
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
   await page.keyboard.press("Control+s");
   await until("settings.json saved", () => JSON.parse(fs.readFileSync(settingsFile, "utf8"))["lazy.store"] === store);
-  const prompt = page.locator(".notification-toast").filter({ hasText: "restart the sidecar to apply the new settings" }).first();
+  const prompt = page.locator(".notification-toast").filter({ hasText: /restart the sidecar/i }).first();
   await prompt.waitFor({ state: "visible", timeout: 30_000 });
   await prompt.locator(".monaco-button", { hasText: "Restart" }).first().click();
   const [pid] = await until("the wrapper's sidecar", () => starts().length === 1 && sidecarPids().includes(starts()[0]) && starts());
@@ -829,7 +831,7 @@ test("Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against
   await until("the status bar to report the stopped sidecar", async () => /sidecar stopped/.test(await status()));
   await until("the Health view showing the sidecar down", async () => {
     const text = await healthViewText();
-    return /not running/.test(text) && !text.includes("Store is intact");
+    return /The lazy sidecar is not running/.test(text) && !text.includes("Store is intact");
   });
   await until("the transcript saying the sidecar is down", () =>
     frame.evaluate(() => !document.getElementById("banner").hidden && /not running|exited/.test(document.getElementById("banner").textContent)),

@@ -762,6 +762,27 @@ function lazyHomeOf(pid) {
   return (environ.find((e) => e.startsWith("LAZY_HOME=")) || "").slice("LAZY_HOME=".length);
 }
 
+/** The transcript page of `title` (a frame with its #messages; found anew each time, as VS
+ * Code may recreate a webview's frame): its banner and whether its messages hold `text`. */
+async function transcriptPage(title, text) {
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    const state = await f
+      .evaluate(
+        ({ title, text }) => {
+          const banner = document.getElementById("banner");
+          const messages = document.getElementById("messages");
+          if (!banner || !messages || document.getElementById("title")?.textContent !== title) return null;
+          return { banner: banner.hidden ? "" : banner.textContent, shows: messages.innerText.includes(text) };
+        },
+        { title, text },
+      )
+      .catch(() => null);
+    if (state) return state;
+  }
+  return null;
+}
+
 async function healthViewText() {
   await runCommand("Lazy: Focus on Health View");
   return buildersView().innerText();
@@ -822,7 +843,7 @@ test("Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against
   await until(`the Tasks view listing ${code}`, async () => (await tasksViewText()).includes(code));
   await openBuilder(script.plan.summary);
   const firstLine = script.plan.messages[0].split("\n")[0];
-  const frame = await transcriptFrame([script.plan.summary, firstLine]);
+  await until("the transcript showing its first message", async () => (await transcriptPage(script.plan.summary, firstLine))?.shows);
   await runCommand("Lazy: Run Health Checks (lazy doctor)");
   await until(`the Health view green for ${store}`, () => healthGreenFor(store), 60_000);
 
@@ -833,8 +854,8 @@ test("Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against
     const text = await healthViewText();
     return /The lazy sidecar is not running/.test(text) && !text.includes("Store is intact");
   });
-  await until("the transcript saying the sidecar is down", () =>
-    frame.evaluate(() => !document.getElementById("banner").hidden && /not running|exited/.test(document.getElementById("banner").textContent)),
+  await until("the transcript saying the sidecar is down", async () =>
+    /not running|exited/.test((await transcriptPage(script.plan.summary, firstLine))?.banner ?? ""),
   );
   await page.screenshot({ path: path.join(OUT, "sidecar-down.png") });
 
@@ -849,9 +870,10 @@ test("Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against
   await until("the status bar live again", async () => /Lazy: live/.test(await status()));
   await until(`the Tasks view listing ${code} again`, async () => (await tasksViewText()).includes(code));
   await until(`the Health view green for ${store} again`, () => healthGreenFor(store), 60_000);
-  await until("the open transcript reloaded", () =>
-    frame.evaluate((line) => document.getElementById("banner").hidden && document.getElementById("messages").innerText.includes(line), firstLine),
-  );
+  await until("the open transcript reloaded", async () => {
+    const state = await transcriptPage(script.plan.summary, firstLine);
+    return state && state.banner === "" && state.shows;
+  });
   assert.equal(starts().length, 2, `the wrapper was not the only sidecar started: ${starts()}`);
   await page.screenshot({ path: path.join(OUT, "sidecar-restarted.png") });
 });

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from lazy.server.protocol import ERRORS, METHODS, Method
+from lazy.server.protocol import ERRORS, METHODS, InitializationOptions, Method
 
 HERE = Path(__file__).resolve().parent
 COMMAND = ".venv/bin/python protocol/generate.py"
@@ -44,13 +44,14 @@ class Unsupported(ValueError):
 
 
 def models_of(methods: Sequence[Method]) -> list[type[BaseModel]]:
-    """Every params and result model, once each, in the order the methods name them."""
+    """Every params and result model, once each, in the order the methods name them; then
+    the initializationOptions of LSP's initialize, which the sidecar validates as strictly."""
     out: list[type[BaseModel]] = []
     for m in methods:
         for model in (m.params, m.result):
             if model is not None and model not in out:
                 out.append(model)
-    return out
+    return [*out, InitializationOptions]
 
 
 def build_schema(
@@ -80,6 +81,7 @@ def build_schema(
         entries[m.name] = entry
     document = {"$schema": SCHEMA_DIALECT, "$comment": GENERATED_NOTE, **schema}
     document["methods"] = entries
+    document["initializationOptions"] = {"$ref": REF_PREFIX + names[InitializationOptions]}
     return document, names
 
 

@@ -142,6 +142,13 @@ export interface ImportResult {
   reports: Record<string, ImportReport>;
 }
 
+/** The initializationOptions of LSP's initialize: how the extension wants the sidecar. */
+export interface InitializationOptions {
+  /** Default true. */
+  live_capture?: boolean;
+  extra_roots?: Record<string, string[]>;
+}
+
 export interface MessageView {
   number: number;
   role: string;

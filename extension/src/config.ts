@@ -1,7 +1,7 @@
 // The lazy.* settings, read once into a plain object so the rest never touches
 // WorkspaceConfiguration (and tests pass literals).
 import { isRecord } from "./decode";
-import { TOOLS, type Tool } from "./protocol";
+import { TOOLS, type InitializationOptions, type Tool } from "./protocol";
 
 export interface Settings {
   sidecarPath: string;
@@ -38,8 +38,9 @@ export function readSettings(get: SettingGetter): Settings {
   };
 }
 
-/** The sidecar's initializationOptions (sidecar/lazy/server/app.py). */
-export function initializationOptions(s: Settings): {
+/** The sidecar's initializationOptions (InitializationOptions in protocol.py, which refuses
+ * any field it does not know). */
+export function initializationOptions(s: Settings): InitializationOptions & {
   live_capture: boolean;
   extra_roots: Record<Tool, string[]>;
 } {

@@ -4,12 +4,13 @@
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "./client";
 import type { HealthCheck, DoctorReport } from "./protocol";
+import type { SidecarState } from "./sidecar";
 import { lazyShellArgs, type LazyCommand } from "./terminal";
 
 export type HealthNode =
   | { kind: "check"; check: HealthCheck }
   | { kind: "detail"; text: string; parent: string }
-  | { kind: "notice"; text: string };
+  | { kind: "notice"; text: string; down?: boolean };
 
 const ICONS: Record<HealthCheck["status"], [string, string]> = {
   ok: ["pass", "testing.iconPassed"],
@@ -29,10 +30,35 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
   readonly onDidChangeTreeData = this.emitter.event;
   private result: DoctorReport | undefined;
   private error: string | undefined;
+  /** Why there is no sidecar to ask, while it is down: shown instead of any checks. */
+  private down: string | undefined;
+  /** The checks were asked for: a sidecar (re)started runs them again. */
+  private asked = false;
 
   constructor(private readonly client: () => LazyClient | undefined) {}
 
+  /** The checks are of one sidecar and its store: when it goes down they go (the view says
+   * it is down), and when it is back they run again if they were shown. */
+  setSidecarState(state: SidecarState): void {
+    if (state.kind === "running") {
+      this.down = undefined;
+      if (this.asked) void this.refresh();
+      else this.emitter.fire(undefined);
+      return;
+    }
+    this.result = undefined;
+    this.error = undefined;
+    this.down =
+      state.kind === "starting"
+        ? "Starting the lazy sidecar…"
+        : state.kind === "missing"
+          ? `No lazy sidecar: ${state.problem ?? "install lazy-builders or set lazy.sidecar.path."}`
+          : `The lazy sidecar is not running${state.reason ? ` (${state.reason})` : ""}. Lazy: Restart Sidecar starts it.`;
+    this.emitter.fire(undefined);
+  }
+
   async refresh(): Promise<void> {
+    this.asked = true;
     const c = this.client();
     if (!c) {
       this.result = undefined;
@@ -51,13 +77,22 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
   getChildren(node?: HealthNode): HealthNode[] {
     if (node?.kind === "check") return (node.check.detail ?? []).map((text) => ({ kind: "detail", text, parent: node.check.title }));
     if (node) return [];
+    if (this.down) return [{ kind: "notice", text: this.down, down: true }];
     if (this.error) return [{ kind: "notice", text: this.error }];
     if (!this.result) return []; // the view's welcome offers to run the checks
     return this.result.checks.map((check) => ({ kind: "check", check }));
   }
 
   getTreeItem(node: HealthNode): vscode.TreeItem {
-    if (node.kind === "notice") return new vscode.TreeItem(node.text);
+    if (node.kind === "notice") {
+      const item = new vscode.TreeItem(node.text);
+      if (node.down) {
+        item.id = "sidecar-down";
+        item.iconPath = new vscode.ThemeIcon("debug-disconnect", new vscode.ThemeColor("list.errorForeground"));
+        item.command = { title: "Restart Sidecar", command: "lazy.restartSidecar" };
+      }
+      return item;
+    }
     if (node.kind === "detail") {
       const item = new vscode.TreeItem(node.text);
       item.id = `detail:${node.parent}:${node.text}`;

@@ -12,8 +12,9 @@ import { isRecord } from "./decode";
 import type { DiscoveryEnv, ExecFile } from "./discovery";
 import { importConversations } from "./importer";
 import { showSearch } from "./search";
+import { connectLanguageClient } from "./languageClient";
 import { Sidecar } from "./sidecar";
-import { sourcePicks } from "./sources";
+import { sourcePicksOf } from "./sources";
 import { StatusBar } from "./status";
 import { resumeTerminal } from "./terminal";
 import { nameBuilder } from "./naming";
@@ -76,7 +77,14 @@ export function activate(context: vscode.ExtensionContext): void {
     isExecutable,
     bundledDir: bundledDir(context.extensionUri.fsPath),
   });
-  const sidecar = new Sidecar({ settings, discoveryEnv, exec: execFileText, log, homeDir: os.homedir() });
+  const sidecar = new Sidecar({
+    settings,
+    discoveryEnv,
+    exec: execFileText,
+    log,
+    homeDir: os.homedir(),
+    connect: connectLanguageClient,
+  });
   const client = () => (sidecar.state.kind === "running" ? sidecar.client : undefined);
 
   const builders = new BuildersProvider({ client, workspaceFolders, store: context.globalState, log });
@@ -128,14 +136,19 @@ export function activate(context: vscode.ExtensionContext): void {
     answers,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, textProvider),
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, panels),
+    // every view follows the sidecar: down, each says so (nothing of the last store lingers);
+    // back, each asks again
     sidecar.onDidChangeState((state) => {
       void status.setSidecarState(state);
+      health.setSidecarState(state);
+      refreshTasks();
       if (state.kind === "running") {
         void builders.resume();
-        refreshTasks();
         panels.reloadAll();
       } else {
-        builders.clear(state.kind === "stopped" ? (state.reason ?? "The lazy sidecar stopped.") : undefined);
+        const reason = state.kind === "stopped" ? (state.reason ?? "The lazy sidecar stopped.") : undefined;
+        builders.clear(reason);
+        if (state.kind !== "starting") panels.sidecarDown(reason ?? "The lazy sidecar is not running.");
       }
     }),
     sidecar.onBuildersDidChange((change) => {
@@ -149,8 +162,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeWorkspaceFolders(() => { void builders.refresh(); }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("lazy")) return;
-      void vscode.window.showInformationMessage("Lazy: restart the sidecar to apply the new settings?", "Restart").then((pick) => {
-        if (pick) void vscode.commands.executeCommand("lazy.restartSidecar");
+      // named, so a store switched by what VS Code now reads is never applied unseen
+      const changes = sidecar.settingChanges();
+      if (sidecar.launch && changes.length === 0) return;
+      const what = changes.length > 0 ? ` (${changes.join("; ")})` : "";
+      void vscode.window.showInformationMessage(`Lazy: the settings changed${what}. Restart the sidecar with them?`, "Restart").then((pick) => {
+        if (pick) void sidecar.restart("settings");
       });
     }),
 
@@ -178,7 +195,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!id || !c) return;
       let picks;
       try {
-        picks = sourcePicks(await c.request("builders/sources", { id }));
+        picks = await sourcePicksOf(c, id);
       } catch (e) {
         report("list source files", e);
         return;
@@ -285,10 +302,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("lazy.import", async () => {
       await importConversations({ client, scope: () => builders.scope(), progress: sidecar, log });
     }),
-    vscode.commands.registerCommand("lazy.restartSidecar", async () => {
-      builders.clear();
-      await sidecar.restart();
-    }),
+    vscode.commands.registerCommand("lazy.restartSidecar", () => sidecar.restart("same")),
     vscode.commands.registerCommand("lazy.showLog", () => { log.show(); }),
   );
 

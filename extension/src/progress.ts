@@ -6,7 +6,7 @@ import type { ProgressSource, ProgressValue } from "./sidecar";
  * to show in its own notification (the sidecar's tokens are its own: nothing ties one to the
  * request, so whoever follows during a request takes them all). */
 export function followProgress(source: ProgressSource | undefined, onValue: (value: ProgressValue) => void): vscode.Disposable {
-  const subs: vscode.Disposable[] = [];
+  const subs: { dispose(): unknown }[] = [];
   if (source) subs.push(source.onDidCreateProgress((t) => subs.push(source.onProgress(t, onValue))));
   return new vscode.Disposable(() => {
     for (const s of subs) s.dispose();

@@ -1,39 +1,26 @@
-// The sidecar process behind a LanguageClient: found (discovery.ts), checked, started,
-// stopped and restarted; its notifications and progress re-emitted as typed events. While it
-// is down every request fails fast with "the sidecar is not running".
+// The sidecar process: resolved once from the settings (launch.ts), started, stopped and
+// restarted over a SidecarConnection (languageClient.ts); its notifications and progress
+// re-emitted as typed events. While it is down every request fails fast with "the sidecar is
+// not running". A restart runs the same Launch again; settings changed since are applied only
+// when the user asks for them (the settings prompt, or the question a restart then asks).
 import * as vscode from "vscode";
-import {
-  CloseAction,
-  ErrorAction,
-  LanguageClient,
-  State,
-  WorkDoneProgress,
-  WorkDoneProgressCreateRequest,
-  type LanguageClientOptions,
-  type ProgressToken,
-  type ServerOptions,
-  type WorkDoneProgressBegin,
-  type WorkDoneProgressEnd,
-  type WorkDoneProgressReport,
+import type {
+  ProgressToken,
+  WorkDoneProgressBegin,
+  WorkDoneProgressEnd,
+  WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { typedClient, type LazyClient } from "./client";
-import { initializationOptions, type Settings } from "./config";
+import type { Settings } from "./config";
 import { DecodeError, NOTIFICATION_DECODERS } from "./decode";
-import {
-  bundledPythonPath,
-  checkPython,
-  findSidecar,
-  sidecarEnv,
-  type DiscoveryEnv,
-  type ExecFile,
-  type SidecarCommand,
-} from "./discovery";
+import type { DiscoveryEnv, ExecFile } from "./discovery";
+import { resolveLaunch, settingChanges, type Launch } from "./launch";
 import type { LazyCommand } from "./terminal";
 import type { BuildersDidChange, CaptureFailure, NotificationName, Notifications } from "./protocol";
 
 export type SidecarState =
   | { kind: "starting" }
-  | { kind: "running" }
+  | { kind: "running"; store: string }
   | { kind: "stopped"; reason?: string }
   | { kind: "missing"; problem?: string };
 
@@ -42,7 +29,24 @@ export type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | Wor
 /** The server-created $/progress tokens, for the import to show them in its own notification. */
 export interface ProgressSource {
   readonly onDidCreateProgress: vscode.Event<ProgressToken>;
-  onProgress(token: ProgressToken, handler: (value: ProgressValue) => void): vscode.Disposable;
+  onProgress(token: ProgressToken, handler: (value: ProgressValue) => void): Subscription;
+}
+
+/** What a subscription hands back (vscode's and vscode-jsonrpc's Disposable alike). */
+export interface Subscription {
+  dispose(): void;
+}
+
+/** One running sidecar process, as the Sidecar drives it. */
+export interface SidecarConnection {
+  start(): Promise<void>;
+  stop(timeoutMs: number): Promise<void>;
+  sendRequest(method: string, params: unknown, token?: vscode.CancellationToken): Promise<unknown>;
+  /** The connection stopped: asked to, or the process went away. */
+  onStopped(handler: () => void): Subscription;
+  onNotification(name: string, handler: (raw: unknown) => void): Subscription;
+  onProgressCreated(handler: (token: ProgressToken) => void): Subscription;
+  onProgress(token: ProgressToken, handler: (value: ProgressValue) => void): Subscription;
 }
 
 export interface SidecarDeps {
@@ -51,7 +55,14 @@ export interface SidecarDeps {
   exec: ExecFile;
   log: vscode.LogOutputChannel;
   homeDir: string;
+  connect(launch: Launch, log: vscode.LogOutputChannel): SidecarConnection;
+  /** The environment the sidecar's starts from (the extension host's by default). */
+  baseEnv?: NodeJS.ProcessEnv;
 }
+
+/** A restart: with the Launch the sidecar ran (asking first when the settings changed since),
+ * or with the settings as they are now (the user chose to apply them). */
+export type RestartWith = "same" | "settings";
 
 export class NotRunningError extends Error {
   constructor() {
@@ -61,8 +72,9 @@ export class NotRunningError extends Error {
 }
 
 export class Sidecar implements ProgressSource, vscode.Disposable {
-  private lc: LanguageClient | undefined;
+  private conn: SidecarConnection | undefined;
   private stopping = false;
+  private _launch: Launch | undefined;
   private _state: SidecarState = { kind: "stopped" };
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
   private readonly changeEmitter = new vscode.EventEmitter<BuildersDidChange>();
@@ -75,18 +87,28 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
   readonly onDidCreateProgress = this.progressEmitter.event;
 
   readonly client: LazyClient = typedClient((method, params, token) => {
-    const lc = this.lc;
-    if (!lc || this._state.kind !== "running") return Promise.reject(new NotRunningError());
-    return token ? lc.sendRequest(method, params, token) : lc.sendRequest(method, params);
+    const conn = this.conn;
+    if (!conn || this._state.kind !== "running") return Promise.reject(new NotRunningError());
+    return conn.sendRequest(method, params, token);
   });
-
-  private _lazy: LazyCommand | undefined;
 
   constructor(private readonly deps: SidecarDeps) {}
 
   /** How the running sidecar was started: what runs lazy's other commands the same way. */
   get lazyCommand(): LazyCommand | undefined {
-    return this._state.kind === "running" ? this._lazy : undefined;
+    const l = this._launch;
+    return this._state.kind === "running" && l ? { command: l.sidecar.command, args: l.sidecar.args, env: l.env } : undefined;
+  }
+
+  /** How the settings now differ from those the sidecar was started with, one line each. */
+  settingChanges(): string[] {
+    const l = this._launch;
+    return l ? settingChanges(l.settings, this.deps.settings(), this.deps.homeDir) : [];
+  }
+
+  /** What the sidecar runs (or last ran): every restart runs it again. */
+  get launch(): Launch | undefined {
+    return this._launch;
   }
 
   get state(): SidecarState {
@@ -99,108 +121,76 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
     this.stateEmitter.fire(state);
   }
 
+  /** The first start resolves the settings; a later one runs what that resolved. */
   async start(): Promise<void> {
-    if (this.lc) return;
-    const settings = this.deps.settings();
-    const found = findSidecar(settings, this.deps.discoveryEnv());
-    if (found.kind === "missing") {
-      if (found.problem) {
-        this.deps.log.error(found.problem);
-        void vscode.window.showErrorMessage(found.problem, "Open Settings").then((pick) => {
-          if (pick) void vscode.commands.executeCommand("workbench.action.openSettings", "lazy.");
+    if (this.conn) return;
+    if (this._launch) {
+      await this.run(this._launch);
+      return;
+    }
+    await this.startFrom(this.deps.settings());
+  }
+
+  private async startFrom(settings: Settings): Promise<void> {
+    this.setState({ kind: "starting" });
+    const resolved = await resolveLaunch(settings, {
+      discovery: this.deps.discoveryEnv(),
+      exec: this.deps.exec,
+      baseEnv: this.deps.baseEnv ?? process.env,
+      homeDir: this.deps.homeDir,
+    });
+    if (resolved.kind === "missing") {
+      const { problem, setting } = resolved;
+      if (problem) {
+        this.deps.log.error(problem);
+        void vscode.window.showErrorMessage(problem, ...(setting ? ["Open Settings"] : [])).then((pick) => {
+          if (pick && setting) void vscode.commands.executeCommand("workbench.action.openSettings", setting);
         });
       } else {
         this.deps.log.warn("no lazy sidecar found (lazy.sidecar.path, lazy.python, PATH, .venv)");
       }
-      this.setState({ kind: "missing", problem: found.problem });
+      this.setState({ kind: "missing", problem });
       return;
     }
-    const sidecar = found.sidecar;
-    this.setState({ kind: "starting" });
-    if (sidecar.python) {
-      const problem = await checkPython(sidecar.python, this.deps.exec);
-      if (problem) {
-        this.deps.log.error(problem);
-        void vscode.window.showErrorMessage(problem, "Open Settings").then((pick) => {
-          if (pick) void vscode.commands.executeCommand("workbench.action.openSettings", "lazy.python");
-        });
-        this.setState({ kind: "missing", problem });
-        return;
-      }
-    }
-    let pythonPath: string | undefined;
-    if (sidecar.bundled) {
-      const got = await bundledPythonPath(sidecar.bundled, sidecar.command, this.deps.exec);
-      if ("problem" in got) {
-        this.deps.log.error(got.problem);
-        void vscode.window.showErrorMessage(got.problem);
-        this.setState({ kind: "missing", problem: got.problem });
-        return;
-      }
-      pythonPath = got.pythonPath;
-    }
-    await this.launch(sidecar, settings, pythonPath);
+    await this.run(resolved.launch);
   }
 
-  private async launch(sidecar: SidecarCommand, settings: Settings, pythonPath?: string): Promise<void> {
+  private async run(launch: Launch): Promise<void> {
     const log = this.deps.log;
-    log.info(`starting the sidecar (${sidecar.source}): ${sidecar.command} ${sidecar.args.join(" ")}`);
-    // no `transport`: with TransportKind.stdio the client would append --stdio to the
-    // command line, which `lazy sidecar` does not take (stdio is its only transport)
-    const env = sidecarEnv(settings, process.env, this.deps.homeDir, pythonPath);
-    this._lazy = { command: sidecar.command, args: sidecar.args, env };
-    const serverOptions: ServerOptions = {
-      command: sidecar.command,
-      args: sidecar.args,
-      options: { env },
-    };
-    const clientOptions: LanguageClientOptions = {
-      // the transcript opened as text: the sidecar offers "Promote messages N–M to task" on a
-      // selection there (textDocument/codeAction), so those documents are synced to it
-      documentSelector: [{ scheme: "lazy-transcript" }],
-      outputChannel: log,
-      initializationOptions: initializationOptions(settings),
-      // the status bar offers the restart: a crash loop restarting itself would only hide it
-      errorHandler: {
-        error: () => ({ action: ErrorAction.Continue, handled: true }),
-        closed: () => ({ action: CloseAction.DoNotRestart, handled: true }),
-      },
-    };
-    const lc = new LanguageClient("lazy", "Lazy Sidecar", serverOptions, clientOptions);
-    this.lc = lc;
-    lc.onDidChangeState((e) => {
-      if (this.lc !== lc) return;
-      if (e.newState === State.Stopped && !this.stopping) {
-        log.error("the sidecar stopped");
-        this.lc = undefined;
-        this.setState({ kind: "stopped", reason: "the sidecar process exited" });
-      }
+    this._launch = launch;
+    if (this._state.kind !== "starting") this.setState({ kind: "starting" });
+    const { sidecar } = launch;
+    log.info(`starting the sidecar (${sidecar.source}): ${sidecar.command} ${sidecar.args.join(" ")}; store ${launch.store}`);
+    const conn = this.deps.connect(launch, log);
+    this.conn = conn;
+    conn.onStopped(() => {
+      if (this.conn !== conn || this.stopping) return;
+      log.error("the sidecar stopped");
+      this.conn = undefined;
+      this.setState({ kind: "stopped", reason: "the sidecar process exited" });
     });
-    this.listen(lc, "builders/didChange", (p) => { this.changeEmitter.fire(p); });
-    this.listen(lc, "capture/didFail", (p) => { this.failEmitter.fire(p); });
+    this.listen(conn, "builders/didChange", (p) => { this.changeEmitter.fire(p); });
+    this.listen(conn, "capture/didFail", (p) => { this.failEmitter.fire(p); });
     try {
-      await lc.start();
+      await conn.start();
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       log.error(`the sidecar did not start: ${reason}`);
-      this.lc = undefined;
+      if (this.conn === conn) this.conn = undefined;
       this.setState({ kind: "stopped", reason });
       return;
     }
-    // Our own handler replaces the client's default progress UI, so that the import shows
-    // the sidecar's $/progress inside its one cancellable notification.
-    lc.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
-      this.progressEmitter.fire(params.token);
-    });
-    this.setState({ kind: "running" });
+    if (this.conn !== conn) return; // it stopped while starting
+    conn.onProgressCreated((token) => { this.progressEmitter.fire(token); });
+    this.setState({ kind: "running", store: launch.store });
   }
 
   private listen<N extends NotificationName>(
-    lc: LanguageClient,
+    conn: SidecarConnection,
     name: N,
     fire: (params: Notifications[N]) => void,
   ): void {
-    lc.onNotification(name, (raw: unknown) => {
+    conn.onNotification(name, (raw: unknown) => {
       try {
         fire(NOTIFICATION_DECODERS[name](raw, ""));
       } catch (e) {
@@ -211,29 +201,62 @@ export class Sidecar implements ProgressSource, vscode.Disposable {
   }
 
   onProgress(token: ProgressToken, handler: (value: ProgressValue) => void): vscode.Disposable {
-    const lc = this.lc;
-    if (!lc) return new vscode.Disposable(() => undefined);
-    return lc.onProgress(WorkDoneProgress.type, token, handler);
+    const conn = this.conn;
+    if (!conn) return new vscode.Disposable(() => undefined);
+    const sub = conn.onProgress(token, handler);
+    return new vscode.Disposable(() => { sub.dispose(); });
   }
 
   async stop(): Promise<void> {
-    const lc = this.lc;
-    if (!lc) return;
+    const conn = this.conn;
+    if (!conn) return;
     this.stopping = true;
     try {
-      await lc.stop(5000);
+      await conn.stop(5000);
     } catch (e) {
       this.deps.log.warn(`stopping the sidecar: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.stopping = false;
-      this.lc = undefined;
+      this.conn = undefined;
       this.setState({ kind: "stopped" });
     }
   }
 
-  async restart(): Promise<void> {
+  /** Stop and start again. `same` (Lazy: Restart Sidecar) runs the Launch it ran; when the
+   * settings changed since, it asks which to use (a dismissed question restarts nothing).
+   * `settings` (the user applied changed settings) resolves them afresh. */
+  async restart(how: RestartWith = "same"): Promise<void> {
+    const before = this._launch;
+    let next: Settings | undefined;
+    if (!before || how === "settings") {
+      next = this.deps.settings();
+    } else {
+      const now = this.deps.settings();
+      const changes = settingChanges(before.settings, now, this.deps.homeDir);
+      if (changes.length > 0) {
+        const apply = "Use the New Settings";
+        const keep = "Keep the Ones It Started With";
+        const pick = await vscode.window.showWarningMessage(
+          "Lazy: the settings changed since the sidecar started. Restart it with the new settings?",
+          { modal: true, detail: changes.join("\n") },
+          apply,
+          keep,
+        );
+        if (pick === undefined) return;
+        if (pick === apply) next = now;
+        this.deps.log.info(`restart: ${pick === apply ? "applying" : "keeping the sidecar's settings over"} ${changes.join("; ")}`);
+      }
+    }
     await this.stop();
-    await this.start();
+    if (next) {
+      if (before) {
+        const changes = settingChanges(before.settings, next, this.deps.homeDir);
+        if (changes.length > 0) this.deps.log.info(`the sidecar restarts with new settings: ${changes.join("; ")}`);
+      }
+      await this.startFrom(next);
+    } else {
+      await this.start();
+    }
   }
 
   dispose(): void {

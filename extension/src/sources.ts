@@ -1,5 +1,6 @@
 // "Reveal Source Files": the files an agent wrote a Builder's sessions to, as the sidecar's
 // capture recorded them (builders/sources), including those the agent has since deleted.
+import type { LazyClient } from "./client";
 import type { BuildersSourcesResult, SourceFile } from "./protocol";
 
 export interface SourcePick {
@@ -33,4 +34,9 @@ export function sourcePicks(result: BuildersSourcesResult): SourcePick[] {
       file,
     };
   });
+}
+
+/** The picks for a Builder (its id, a session id or a unique prefix), asked of the sidecar. */
+export async function sourcePicksOf(client: LazyClient, id: string): Promise<SourcePick[]> {
+  return sourcePicks(await client.request("builders/sources", { id }));
 }

@@ -81,7 +81,7 @@ export class StatusBar implements vscode.Disposable {
         break;
     }
     const s = this.live;
-    const lines: string[] = [];
+    const lines: string[] = [`Store: ${this.sidecar.store}`];
     if (s) {
       lines.push(s.live ? "Live capture is on." : "Live capture is off (lazy.liveCapture, or it could not start).");
       if (s.roots.length > 0) lines.push(`Watching: ${s.roots.join(", ")}`);

@@ -182,6 +182,10 @@ class TranscriptPanel {
     return this.builder ? builderLabel(this.builder) : this.builderId.slice(0, 8);
   }
 
+  showDown(reason: string): void {
+    if (this.ready) this.post({ type: "error", message: `${reason} (Lazy: Restart Sidecar starts it again.)` });
+  }
+
   /** (Re)load the Builder and start the page over; also after the sidecar restarts. */
   async init(): Promise<void> {
     if (!this.ready) return;
@@ -333,6 +337,11 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
   /** The sidecar is back: every open panel reloads. */
   reloadAll(): void {
     for (const p of this.panels.values()) void p.init();
+  }
+
+  /** The sidecar went away: every open panel says so until it reloads. */
+  sidecarDown(reason: string): void {
+    for (const p of this.panels.values()) p.showDown(reason);
   }
 
   dispose(): void {

@@ -3,8 +3,10 @@
 import type * as vscode from "vscode";
 import type { LazyClient } from "../src/client";
 import type { BuilderInfo, RequestName, Requests } from "../src/protocol";
-import type { ProgressSource, ProgressValue } from "../src/sidecar";
+import type { Launch } from "../src/launch";
+import type { ProgressSource, ProgressValue, SidecarConnection, Subscription } from "../src/sidecar";
 import { Disposable, EventEmitter } from "./mocks/vscode";
+import { checkSent } from "./wire";
 
 type Handler<M extends RequestName> = (
   params: Requests[M]["params"],
@@ -36,6 +38,8 @@ export class FakeClient implements LazyClient {
     token?: vscode.CancellationToken,
   ): Promise<Requests[M]["result"]> {
     this.calls.push({ method, params, token });
+    // what the extension sends must be what the sidecar's strict params models take
+    checkSent(method, params);
     const h = this.handlers.get(method) as Handler<M> | undefined;
     if (!h) throw new Error(`no fake for ${method}`);
     return await h(params, token);
@@ -169,5 +173,90 @@ export class FakeProgress {
   play(token: string, ...values: ProgressValue[]): void {
     this.created.fire(token);
     for (const v of values) this.handlers.get(token)?.(v);
+  }
+}
+
+/** A webview panel as the transcript's host side uses it: what it posted, and the page's
+ * messages played with `send`. */
+export class FakeWebviewPanel {
+  readonly posted: { type: string; message?: string }[] = [];
+  title = "";
+  visible = true;
+  private readonly received = new EventEmitter<unknown>();
+  private readonly disposed = new EventEmitter<undefined>();
+  readonly webview = {
+    options: {},
+    html: "",
+    cspSource: "vscode-webview:",
+    asWebviewUri: (u: unknown) => u,
+    postMessage: (m: { type: string }) => {
+      this.posted.push(m);
+      return Promise.resolve(true);
+    },
+    onDidReceiveMessage: this.received.event,
+  };
+  readonly onDidDispose = this.disposed.event;
+  reveal(): void {
+    this.visible = true;
+  }
+  dispose(): void {
+    this.disposed.fire(undefined);
+  }
+  send(m: unknown): void {
+    this.received.fire(m);
+  }
+  asPanel(): vscode.WebviewPanel {
+    return this as unknown as vscode.WebviewPanel;
+  }
+}
+
+/** Polls `fn` until true; throws naming `what` after `ms` (a condition, never a sleep). */
+export async function until(what: string, fn: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** A sidecar connection that starts at once and answers every request from `answer`; `kill`
+ * plays the process going away unasked. */
+export class FakeConnection implements SidecarConnection {
+  started = false;
+  stopped = false;
+  private readonly stoppedEmitter = new EventEmitter<undefined>();
+
+  constructor(
+    readonly launch: Launch,
+    private readonly answer: (method: string, params: unknown) => unknown = () => ({}),
+  ) {}
+
+  start(): Promise<void> {
+    this.started = true;
+    return Promise.resolve();
+  }
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.stoppedEmitter.fire(undefined);
+    return Promise.resolve();
+  }
+  kill(): void {
+    this.stoppedEmitter.fire(undefined);
+  }
+  sendRequest(method: string, params: unknown): Promise<unknown> {
+    checkSent(method, params);
+    return Promise.resolve(this.answer(method, params));
+  }
+  onStopped(handler: () => void): Subscription {
+    return this.stoppedEmitter.event(() => { handler(); });
+  }
+  onNotification(): Subscription {
+    return { dispose: () => undefined };
+  }
+  onProgressCreated(): Subscription {
+    return { dispose: () => undefined };
+  }
+  onProgress(): Subscription {
+    return { dispose: () => undefined };
   }
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from agent_sessions import Rollout
 from claude_session import Session
@@ -357,3 +358,131 @@ async def test_two_sidecars_on_one_store_capture_once(world: World) -> None:
     finally:
         await first.shutdown_session()
         await second.shutdown_session()
+
+
+# ---- bad params: every custom request refuses what it does not know -----------------------
+
+PROTOCOL = Path(__file__).resolve().parents[2] / "protocol"
+REQUESTS = [
+    m
+    for m in json.loads((PROTOCOL / "methods.json").read_text())
+    if m["kind"] == "request" and m["direction"] == "client->server"
+]
+
+
+def _example(method: str) -> dict[str, Any]:
+    """The method's valid params, as its fixture spells them out."""
+    fixture = PROTOCOL / "fixtures" / (method.replace("/", "_") + ".json")
+    params: dict[str, Any] = json.loads(fixture.read_text())["params"]
+    return params
+
+
+def _camel(field: str) -> str:
+    head, *rest = field.split("_")
+    return head + "".join(w.capitalize() for w in rest)
+
+
+def _mistyped(value: Any) -> Any:
+    """A value of the wrong JSON type that lax validation would turn into the right one
+    where it can ("true" for true, "2" for 2)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return 1
+    return "not a list"
+
+
+def _mistype_target(params: dict[str, Any]) -> str | None:
+    """The field whose silent coercion would hurt most: a bool, then a number, then any."""
+    for kind in (bool, int, list, str):
+        for field, value in params.items():
+            if type(value) is kind:
+                return field
+    return None
+
+
+async def _refused(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, method, params)
+    return e.value
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("method", [m["name"] for m in REQUESTS])
+async def test_unknown_and_mistyped_params_are_refused_naming_the_field(
+    client: LanguageClient, method: str
+) -> None:
+    """The wire is snake_case: a camelCase spelling of a real field (allProjects) is not
+    that field, and an unknown one is never ignored into a default answer. A value of the
+    wrong type is refused rather than coerced ("true" is not true)."""
+    valid = _example(method)
+    snake = [f for f in valid if "_" in f]
+    unknown = _camel(snake[0]) if snake else "noSuchField"
+    err = await _refused(client, method, {**valid, unknown: True})
+    assert err.code == -32602, (method, err.code, err.message)
+    assert [x["field"] for x in err.data["errors"]] == [unknown], err.data
+    assert unknown in err.message and method in err.message, err.message
+    if snake:  # the field meant, by its wire name
+        assert snake[0] in err.data["errors"][0]["message"], err.data
+
+    target = _mistype_target(valid)
+    if target is None:  # capture/status, doctor/run: no field to mistype
+        assert valid == {}, method
+        return
+    err = await _refused(client, method, {**valid, target: _mistyped(valid[target])})
+    assert err.code == -32602, (method, err.code, err.message)
+    assert [x["field"] for x in err.data["errors"]] == [target], err.data
+    assert target in err.message, err.message
+
+
+@pytest.mark.asyncio
+async def test_a_camel_case_scope_is_refused_not_answered_with_an_empty_page(
+    client: LanguageClient,
+) -> None:
+    """Issue 13's report: builders/list with {"allProjects": true} answered an empty page."""
+    err = await _refused(client, "builders/list", {"allProjects": True})
+    assert err.code == -32602
+    assert err.data["errors"][0]["field"] == "allProjects"
+    assert "all_projects" in err.data["errors"][0]["message"]
+    everything = await call(client, "builders/list", {"all_projects": True})
+    assert everything["items"]  # the field spelt right: the store's Builders
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"liveCapture": False}, "liveCapture"),  # camelCase: not live_capture
+        ({"live_capture": "false"}, "live_capture"),  # bool("false") was True
+        ({"extra_roots": {"claude": "/more"}}, "extra_roots.claude"),
+    ],
+)
+async def test_bad_initialization_options_fail_initialize_naming_the_field(
+    world: World, options: dict[str, Any], field: str
+) -> None:
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "lazy.cli.main", "sidecar"],
+        server_env=env_for(world.lazy_home, world.user_home),
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    try:
+        with pytest.raises(JsonRpcException) as e:
+            await asyncio.wait_for(
+                client.initialize_session(
+                    lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                         initialization_options=options)
+                ),
+                TIMEOUT,
+            )  # fmt: skip
+        assert e.value.code == -32602
+        assert [x["field"] for x in e.value.data["errors"]] == [field], e.value.data
+        assert "initializationOptions" in e.value.message
+    finally:
+        server = client._server
+        assert server is not None
+        server.kill()  # its initialize failed: no session to shut down
+        await asyncio.wait_for(server.wait(), TIMEOUT)
+        await client.stop()

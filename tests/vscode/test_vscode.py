@@ -52,6 +52,10 @@ TESTS = {
     "ask_cancel": "cancelling an ask stops its one-shot",
     "live_session": "a session written while VS Code is open appears without a refresh",
     "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",
+    "restart_same_store": (
+        "Restart Sidecar after the sidecar is killed runs lazy.sidecar.path against lazy.store"
+        " again, and every view follows"
+    ),
 }
 
 # what the ask test asks, and what the fake model answers (its #2 becomes a link)

@@ -260,6 +260,9 @@ ui.line.addEventListener("change", () => { resetLine(ui.line.value || null, null
 
 function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
   builder = m.builder;
+  // (re)loaded, after the sidecar was down: what the banner said is over
+  ui.banner.hidden = true;
+  ui.banner.textContent = "";
   ui.title.textContent = plainText(m.builder.summary || m.builder.title || m.builder.short_id);
   ui.meta.textContent = plainText(builderMeta(m.builder, formatTimestamp));
   const main = el(doc, "option", undefined, `Conversation (${m.builder.message_count})`);

@@ -59,4 +59,36 @@ describe("the Health view (lazy doctor)", () => {
     await stopped.refresh();
     assert.match(label(stopped), /not running/);
   });
+
+  it("shows the sidecar down while it is down, never the last store's checks, and runs them again once back", async () => {
+    let running = true;
+    const client = new FakeClient().on("doctor/run", () => Promise.resolve(report));
+    const h = new HealthProvider(() => (running ? client : undefined));
+    await h.refresh();
+    assert.equal(h.getChildren().length, report.checks.length);
+    running = false;
+    h.setSidecarState({ kind: "stopped", reason: "the sidecar process exited" });
+    const rows = h.getChildren();
+    assert.equal(rows.length, 1, "the old checks are still shown");
+    const [down] = rows;
+    assert.ok(down?.kind === "notice");
+    assert.match(down.text, /not running \(the sidecar process exited\)/);
+    const item = h.getTreeItem(down);
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, "debug-disconnect");
+    assert.equal(item.command?.command, "lazy.restartSidecar");
+    running = true;
+    const changed = new Promise<void>((resolve) => { h.onDidChangeTreeData(() => { if (h.getChildren().length > 1) resolve(); }); });
+    h.setSidecarState({ kind: "running", store: "/stores/one" });
+    await changed;
+    assert.equal(client.callsOf("doctor/run").length, 2, "the checks did not run again for the restarted sidecar");
+    assert.deepEqual(h.getChildren().map((n) => (n.kind === "check" ? n.check.title : n.kind)), report.checks.map((c) => c.title));
+  });
+
+  it("does not run the checks on its own when they were never asked for", () => {
+    const client = new FakeClient().on("doctor/run", () => Promise.resolve(report));
+    const h = new HealthProvider(() => client);
+    h.setSidecarState({ kind: "running", store: "/stores/one" });
+    assert.equal(client.callsOf("doctor/run").length, 0);
+    assert.deepEqual(h.getChildren(), []);
+  });
 });

@@ -9,6 +9,7 @@ interface Manifest {
     commands: { command: string }[];
     viewsWelcome: { view: string; contents: string }[];
     menus: Record<string, { command?: string }[]>;
+    configuration: { properties: Record<string, { scope?: string }> };
   };
 }
 
@@ -31,6 +32,15 @@ describe("package.json", () => {
     );
     for (const c of [...named, ...linked]) {
       if (c && !c.startsWith("workbench.")) assert.ok(known.has(c), `${c} is not in contributes.commands`);
+    }
+  });
+
+  it("every lazy.* setting is read from the user's settings in a remote window too", () => {
+    // VS Code drops machine-scoped settings from the local user settings of a remote window
+    // (code-server is one), but only once it re-reads them: lazy.store set there served the
+    // first start, and any later edit of settings.json turned it into ~/.lazy (issue 13)
+    for (const [key, p] of Object.entries(manifest.contributes.configuration.properties)) {
+      assert.ok(!["machine", "machine-overridable", "application"].includes(p.scope ?? "window"), `${key} has scope ${p.scope ?? ""}`);
     }
   });
 });

@@ -2,7 +2,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { buildersSourcesResult } from "../../src/decode";
-import { type SourcePick, sourcePicks } from "../../src/sources";
+import { type SourcePick, sourcePicks, sourcePicksOf } from "../../src/sources";
+import { FakeClient } from "../fakes";
 
 const fixture = JSON.parse(
   fs.readFileSync(path.join(__dirname, "..", "..", "..", "protocol", "fixtures", "builders_sources.json"), "utf8"),
@@ -33,5 +34,12 @@ describe("Reveal Source Files", () => {
 
   it("names a subagent's file by its agent", () => {
     assert.match(subagent.detail, /^subagent 7c4d2e91 · /);
+  });
+
+  it("asks builders/sources for the Builder", async () => {
+    const client = new FakeClient().on("builders/sources", () => buildersSourcesResult(fixture.result, ""));
+    const got = await sourcePicksOf(client, "0197a3c2");
+    assert.deepEqual(client.callsOf("builders/sources").map((c) => c.params), [{ id: "0197a3c2" }]);
+    assert.deepEqual(got.map((p) => p.description), picks.map((p) => p.description));
   });
 });

@@ -14,7 +14,7 @@ describe("status bar", () => {
     const s = new StatusBar(item.asItem(), () => client);
     assert.equal(item.shown, true);
     assert.match(item.text, /sync~spin/);
-    await s.setSidecarState({ kind: "running" });
+    await s.setSidecarState({ kind: "running", store: "/home/u/.lazy" });
     assert.equal(item.text, "$(database) Lazy: live");
     assert.match(String(item.tooltip), /Captured since start: 3/);
     assert.equal(item.command, "lazy.showLog");
@@ -24,7 +24,7 @@ describe("status bar", () => {
     const item = new FakeStatusBarItem();
     const client = new FakeClient().on("capture/status", () => ({ ...healthy, live: false }));
     const s = new StatusBar(item.asItem(), () => client);
-    await s.setSidecarState({ kind: "running" });
+    await s.setSidecarState({ kind: "running", store: "/home/u/.lazy" });
     assert.equal(item.text, "$(warning) Lazy: not live");
   });
 
@@ -32,7 +32,7 @@ describe("status bar", () => {
     const item = new FakeStatusBarItem();
     const client = new FakeClient().on("capture/status", () => fixture.result as CaptureStatusResult);
     const s = new StatusBar(item.asItem(), () => client);
-    await s.setSidecarState({ kind: "running" });
+    await s.setSidecarState({ kind: "running", store: "/home/u/.lazy" });
     assert.equal(item.text, "$(error) Lazy");
     assert.match(String(item.tooltip), /0197a3c2-5e8b-4f1a-9d3c-7b2e6a4f8c10\.jsonl:412/);
     assert.match(String(item.tooltip), /not a JSON object \(list\) \[bad-line\]/);
@@ -42,7 +42,7 @@ describe("status bar", () => {
     const item = new FakeStatusBarItem();
     const client = new FakeClient().on("capture/status", () => healthy);
     const s = new StatusBar(item.asItem(), () => client);
-    await s.setSidecarState({ kind: "running" });
+    await s.setSidecarState({ kind: "running", store: "/home/u/.lazy" });
     s.onCaptureDidFail(failFixture.params);
     assert.equal(item.text, "$(error) Lazy");
     assert.match(String(item.tooltip), /the file could not be read \[read-error\]\nPermissionError/);
@@ -72,7 +72,7 @@ describe("status bar", () => {
       throw new Error("boom");
     });
     const s = new StatusBar(item.asItem(), () => client);
-    await s.setSidecarState({ kind: "running" });
+    await s.setSidecarState({ kind: "running", store: "/home/u/.lazy" });
     assert.equal(item.text, "$(warning) Lazy: not live");
     assert.match(String(item.tooltip), /unknown/);
   });

@@ -22,7 +22,8 @@ from pygls.lsp.server import LanguageServer
 
 from lazy.capture.live import PerThread
 from lazy.index.indexer import SearchIndex
-from lazy.server.rpc import BY_NAME, converter
+from lazy.server.protocol import InitializationOptions
+from lazy.server.rpc import BY_NAME, converter, params_of
 from lazy.store import Store
 from lazy.store.db import lazy_home
 
@@ -146,10 +147,13 @@ def create_server(home: Path | None = None) -> Sidecar:
     @ls.feature(lsp.INITIALIZE)
     def initialize(ls: Sidecar, params: lsp.InitializeParams) -> None:
         ls.event_loop = asyncio.get_running_loop()
-        opts = _options(params.initialization_options)
-        ls.live_capture = bool(opts.get("live_capture", True))
-        extra = opts.get("extra_roots") or {}
-        ls.extra_roots = {str(t): [Path(p) for p in paths] for t, paths in dict(extra).items()}
+        opts = params_of(
+            "initialize (initializationOptions)",
+            InitializationOptions,
+            _options(params.initialization_options),
+        )
+        ls.live_capture = opts.live_capture
+        ls.extra_roots = {t: [Path(p) for p in paths] for t, paths in opts.extra_roots.items()}
         logging.getLogger("lazy").addHandler(_ToClient(ls))
 
     @ls.feature(lsp.INITIALIZED)

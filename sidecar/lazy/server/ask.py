@@ -39,7 +39,7 @@ def register(ls: Sidecar) -> None:
     async def ask_run(ls: Sidecar, raw: Any) -> Any:
         from lazy.ask.runner import DockerRunner  # brings Docker with it: only when asked
 
-        p = params_of(AskRunParams, raw)
+        p = params_of("ask/run", AskRunParams, raw)
         try:
             about = await asyncio.to_thread(lambda: subject(ls.store(), p.id))
         except (NotFound, Ambiguous, StoreError) as e:

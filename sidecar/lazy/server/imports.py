@@ -59,7 +59,7 @@ def register(ls: Sidecar) -> None:
     # thread that looks at ``stop`` between steps of PER_STEP sessions
     @ls.feature("import/run")
     async def import_run(ls: Sidecar, raw: Any) -> Any:
-        p = params_of(ImportParams, raw)
+        p = params_of("import/run", ImportParams, raw)
         stop = threading.Event()
         progress = await ls.start_progress("Importing conversations")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults, Task
 
@@ -19,11 +19,27 @@ Tool = Literal["claude", "codex", "opencode"]
 TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
 
 
-class Scope(BaseModel):
+class Params(BaseModel):
+    """What a client sends: every field known and of its own JSON type. An unknown field
+    (``allProjects`` for ``all_projects``) is refused, never ignored into a default answer;
+    ``strict`` refuses what lax validation would coerce (``"true"`` for a bool, ``"5"`` for
+    a number), as a client sending either has a bug the sidecar should not hide."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Scope(Params):
     """Which projects: the workspace's folders (and what lies under them), or all."""
 
     all_projects: bool = False
     workspace_folders: list[str] = Field(default_factory=list)  # absolute paths
+
+
+class InitializationOptions(Params):
+    """The initializationOptions of LSP's initialize: how the extension wants the sidecar."""
+
+    live_capture: bool = True  # watch the agents' folders and capture while running
+    extra_roots: dict[Tool, list[str]] = Field(default_factory=dict)  # more folders, per agent
 
 
 # ---- builders -------------------------------------------------------------------------------
@@ -41,11 +57,11 @@ class BuildersListResult(BaseModel):
     next_cursor: str | None = None  # None: this was the last page
 
 
-class BuildersGetParams(BaseModel):
+class BuildersGetParams(Params):
     id: str  # a Builder's id, any of its session ids, or a unique prefix of either
 
 
-class BuildersNameParams(BaseModel):
+class BuildersNameParams(Params):
     id: str  # a Builder's id, any of its session ids, or a unique prefix of either
     name: str | None  # its alias in the session registry, scoped to its project; None removes it
 
@@ -69,7 +85,7 @@ class BuildersSourcesResult(BaseModel):
 # ---- transcripts ----------------------------------------------------------------------------
 
 
-class TranscriptsPageParams(BaseModel):
+class TranscriptsPageParams(Params):
     builder_id: str
     session_id: str | None = None  # a subagent's session; None: the Builder's own line
     start: int = Field(default=1, ge=1)  # the first message number of the page
@@ -95,7 +111,7 @@ class SearchQueryParams(Scope):
 # ---- tasks ----------------------------------------------------------------------------------
 
 
-class TasksPromoteParams(BaseModel):
+class TasksPromoteParams(Params):
     """A range of a Builder's own messages (numbers from 1, both ends included) to promote;
     each field left out or empty falls back as `lazy conversations promote` does: the goal
     to what the human said first in the range, the code to a slug of the goal, the parent
@@ -134,7 +150,7 @@ PROMOTE_COMMAND = "lazy.promoteMessages"
 # ---- ask ------------------------------------------------------------------------------------
 
 
-class AskRunParams(BaseModel):
+class AskRunParams(Params):
     """A question about a Builder (its id, any of its session ids, or a unique prefix) or a
     task (its code: its prompt, then the messages it was promoted from), as `lazy ask`."""
 
@@ -194,7 +210,7 @@ class BuildersDidChange(BaseModel):
     reason: Literal["captured", "imported"]
 
 
-class NoParams(BaseModel):
+class NoParams(Params):
     pass
 
 

@@ -4,6 +4,7 @@ notifications dumped from them, and lazy's failures as JSON-RPC errors with a co
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -36,19 +37,33 @@ def converter() -> Any:
     return conv
 
 
-def params_of(model: type[P], raw: Any) -> P:
+def params_of(method: str, model: type[P], raw: Any) -> P:
+    """``raw`` validated as ``method``'s params; else InvalidParams naming each field as it
+    was sent (``allProjects``, not the field it was perhaps meant for) and why."""
     try:
         return model.model_validate(raw if raw is not None else {})
     except ValidationError as e:
-        errors = [
-            {"field": ".".join(str(p) for p in err["loc"]), "message": err["msg"]}
-            for err in e.errors()
-        ]
+        errors = [_field_error(model, err) for err in e.errors(include_url=False)]
         raise JsonRpcInvalidParams(
-            f"invalid params for {model.__name__}: "
+            f"invalid params for {method}: "
             + "; ".join(f"{x['field']}: {x['message']}" for x in errors),
             data={"errors": errors},
         ) from None
+
+
+def _field_error(model: type[BaseModel], err: Any) -> dict[str, str]:
+    field = ".".join(str(p) for p in err["loc"]) or "params"
+    message = str(err["msg"])
+    if err["type"] == "extra_forbidden":
+        known = list(model.model_fields)
+        # the wire is snake_case: a camelCase spelling is the likeliest slip
+        meant = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", field).lower()
+        hint = f"; did you mean {meant}?" if meant != field and meant in known else ""
+        fields = ", ".join(known) or "none"
+        message = f"not a field of these params (its fields: {fields}){hint}"
+    elif not err["loc"]:
+        message = "params must be a JSON object"
+    return {"field": field, "message": message}
 
 
 def as_rpc_error(e: Exception) -> JsonRpcException:
@@ -82,7 +97,7 @@ def request(
 
     def decorate(fn: Handler) -> Handler:
         def handle(ls: LanguageServer, raw: Any) -> Any:
-            params = params_of(method.params, raw)
+            params = params_of(name, method.params, raw)
             try:
                 result = fn(ls, params)
             except (NotFound, Ambiguous, QueryError, StoreError) as e:

@@ -14,6 +14,7 @@ from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot
 from lazy.ask.subject import subject
 from lazy.cli.common import counting, current_project, emit_json, err, open_store, unresolved
+from lazy.cli.output import echo
 from lazy.model import Transcript
 from lazy.store import Store
 from lazy.store.queries import Ambiguous, NotFound
@@ -131,4 +132,4 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
         emit_json({**result.as_json(), "conversation": bid})
         return
     _warn(result.warnings)
-    click.echo(result.answer)
+    echo(result.answer)  # the model's answer read a transcript: as untrusted as it

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import io
+import logging
+import sys
+import traceback
+import warnings
+from collections.abc import Sequence
+from types import TracebackType
+from typing import IO, Any, TextIO, cast
 
 import click
 
 from lazy import __version__
+from lazy.view.terminal import TerminalFormatter, for_terminal
 
 # Each command's module is imported when the command runs (or --help lists it): `lazy sidecar`
 # starts in the time the extension waits for it, without the CLI's rich and capture imports.
@@ -35,7 +44,43 @@ COMMANDS = {
 }
 
 
+class _Shown(io.TextIOBase):
+    """A text stream that shows the controls of what is written to it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(for_terminal(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 class LazyGroup(click.Group):
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """click's standalone main, but an error is printed with its controls shown: its
+        message quotes what it was given (an id, a path, a transcript's summary)."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as e:
+            e.show(file=cast(IO[str], _Shown(sys.stderr)))
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        # a command's return value is not its status (click's own rule); ctx.exit(n) is
+        sys.exit(code if isinstance(code, int) else 0)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
 
@@ -73,7 +118,35 @@ def sidecar() -> None:
     serve()
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    text = warnings.formatwarning(message, category, filename, lineno, line)
+    (file or sys.stderr).write(for_terminal(text))
+
+
+def _show_uncaught(kind: type[BaseException], e: BaseException, tb: TracebackType | None) -> None:
+    sys.stderr.write(for_terminal("".join(traceback.format_exception(kind, e, tb))))
+
+
+def show_stderr_safely() -> None:
+    """What Python itself writes on stderr (a traceback, a warning, a log record with no
+    handler) quotes the values it was about, so it shows their controls too."""
+    last = logging.StreamHandler(sys.stderr)  # as logging's own: WARNING and up, the message
+    last.setLevel(logging.WARNING)
+    last.setFormatter(TerminalFormatter())
+    logging.lastResort = last
+    warnings.showwarning = _show_warning
+    sys.excepthook = _show_uncaught
+
+
 def main() -> None:
+    show_stderr_safely()
     cli()
 
 

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, when
+from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, shown, when
 from lazy.store.memories import children, get_memory
 from lazy.tree import TreeError, parse_path, split
 
@@ -41,7 +41,7 @@ def get(path: str, as_json: bool) -> None:
             rows.append((key, ", ".join(value) if isinstance(value, list) else str(value)))
     out.print(facts_table(rows))
     out.print()
-    out.print(Text(memory.content))
+    out.print(shown(memory.content))
 
 
 @click.command("ls")

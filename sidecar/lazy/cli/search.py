@@ -16,6 +16,7 @@ from lazy.cli.common import (
     json_option,
     open_store,
     out,
+    shown,
     when,
 )
 from lazy.index.indexer import SearchIndex
@@ -56,16 +57,18 @@ def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> Non
 def print_results(r: SearchResults, all_projects: bool) -> None:
     if not r.groups:
         where = "" if all_projects else " in this project (--all-projects widens)"
-        out.print(f"No matches for {r.query!r}{where}.")
+        out.print(shown(f"No matches for {r.query!r}{where}.", multiline=False))
         return
     out.print(
         Text(f"{r.total_hits} matching message(s) in {len(r.groups)} conversation(s)", style="dim")
     )
     for g in r.groups:
-        head = Text()
-        head.append(g.short_id, style="bold")
-        head.append(f"  {when(g.started_at)}  {project_label(g.project)}  {g.tool}  ", style="dim")
-        head.append(g.summary[:100])
+        head = shown(g.short_id, "bold", multiline=False)
+        head.append_text(
+            shown(f"  {when(g.started_at)}  {project_label(g.project)}  {g.tool}  ", "dim",
+                  multiline=False)
+        )  # fmt: skip
+        head.append_text(shown(g.summary[:100], multiline=False))
         out.print(head)
         for h in g.hits:
             where = f"#{h.number} {h.role}{' (subagent)' if h.sidechain else ''}"
@@ -73,11 +76,12 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
                 where = f"memory {h.memory_path}"
             elif h.kind == "task":
                 where = f"task {h.task_code} (from #{h.number})"
-            line = Text(f"  {where}: ", style="cyan")
-            snippet = Text(" ".join(h.snippet.split("\n")))
-            for start, end in h.highlights:
-                snippet.stylize("bold yellow", start, end)
-            line.append_text(snippet)
+            line = shown(f"  {where}: ", "cyan", multiline=False)
+            # one line (its line breaks as spaces, as many characters, so the highlights'
+            # offsets still fall on their words)
+            marks = [(start, end, "bold yellow") for start, end in h.highlights]
+            snippet = h.snippet.replace("\n", " ")
+            line.append_text(shown(snippet, multiline=False, highlights=marks))
             out.print(line)
         out.print()
 

@@ -15,6 +15,7 @@ from lazy.cli.common import (
     open_store,
     out,
     scope,
+    shown,
     when,
 )
 from lazy.model import Task
@@ -97,4 +98,4 @@ def tasks_show(code: str, as_json: bool) -> None:
     ]
     out.print(facts_table(rows))
     out.print()
-    out.print(Text(task.prompt))
+    out.print(shown(task.prompt))

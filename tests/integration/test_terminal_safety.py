@@ -373,6 +373,15 @@ def test_an_alias_shows_the_planted_summary(world: World) -> None:
     assert "invalid native id" in err
 
 
+def test_doctor_shows_a_planted_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the store's path is in several of doctor's listings; Docker is absent (a warning)
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    w = World(tmp_path, tmp_path / "lazy\x1b]0;HOME\x07", tmp_path / "home", tmp_path / "repo")
+    w.repo.mkdir()
+    out, _ = both_ways(w, "doctor", expected=(r"lazy\x1b]0;HOME\x07",))
+    assert out.count(r"lazy\x1b]0;HOME\x07") >= 2
+
+
 # ---- lazy ask's answer ----------------------------------------------------------------------
 
 # `lazy ask` itself, its one-shot runner replaced by one that answers with planted text

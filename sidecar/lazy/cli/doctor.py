@@ -22,6 +22,7 @@ from lazy.cli.common import (
     open_store,
     out,
     progress,
+    shown,
     when,
 )
 from lazy.cli.importing import bulk_import
@@ -44,10 +45,10 @@ def print_checks(checks: list[Check]) -> None:
         head.append(MARKS[c.status], style=STYLES[c.status])
         head.append(f" {c.title}")
         out.print(head)
-        for line in c.detail:
-            out.print(Text(f"  {line}"), soft_wrap=True)
+        for line in c.detail:  # paths, ids, summaries and errors quoting them
+            out.print(shown(f"  {line}", multiline=False), soft_wrap=True)
         if c.fix and c.status != "ok":
-            out.print(Text(f"  fix: {c.fix}", style="cyan"), soft_wrap=True)
+            out.print(shown(f"  fix: {c.fix}", "cyan", multiline=False), soft_wrap=True)
     fails = sum(c.status == "fail" for c in checks)
     warns = sum(c.status == "warn" for c in checks)
     if fails or warns:

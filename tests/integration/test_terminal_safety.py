@@ -335,6 +335,9 @@ def test_the_sessions_on_disk_list_shows_planted_ids_and_cwds(world: World) -> N
         "--all-projects",
         expected=(r"0badc0de-0000-4000-8000-00000000000a\n\x1b]0;SID\x07", r"\x1b]0;CWD-TITLE"),
     )
+    # the id with a line feed in it stays on its row: one line per Claude Code session
+    rows = [line for line in out.splitlines() if "imported" in line]
+    assert len(rows) == 2, out
 
 
 def test_errors_that_quote_planted_text_show_it(world: World) -> None:

@@ -36,9 +36,7 @@ def _must_show() -> list[str]:
 
 def test_the_table_covers_every_control_and_format_character_of_the_unicode_database() -> None:
     missed = [
-        f"U+{ord(c):04X} {unicodedata.name(c, '?')}"
-        for c in _must_show()
-        if one_line(c) == c
+        f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in _must_show() if one_line(c) == c
     ]
     assert not missed, f"shown by no rule: {missed}"
 

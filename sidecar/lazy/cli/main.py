@@ -8,7 +8,8 @@ import logging
 import sys
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import IO, Any, TextIO, cast
 
@@ -57,29 +58,25 @@ class _Shown(io.TextIOBase):
         self.stream.flush()
 
 
+@contextmanager
+def _shown_errors() -> Iterator[None]:
+    """A usage or command error quotes what it was given (an id, a path, a transcript's
+    summary): it is printed here, its controls shown, and the exit is click's as before."""
+    try:
+        yield
+    except click.ClickException as e:
+        e.show(file=cast(IO[str], _Shown(sys.stderr)))
+        raise click.exceptions.Exit(e.exit_code) from e
+
+
 class LazyGroup(click.Group):
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        """click's standalone main, but an error is printed with its controls shown: its
-        message quotes what it was given (an id, a path, a transcript's summary)."""
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except click.ClickException as e:
-            e.show(file=cast(IO[str], _Shown(sys.stderr)))
-            sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
-        # a command's return value is not its status (click's own rule); ctx.exit(n) is
-        sys.exit(code if isinstance(code, int) else 0)
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _shown_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _shown_errors():
+            return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})

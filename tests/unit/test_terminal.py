@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lazy.cli.output import SafeConsole, safe_text, shown
-from lazy.view.terminal import KEPT_FORMAT, escapes, for_terminal, inert_json, one_line
+from lazy.view.terminal import _LINE, KEPT_FORMAT, escapes, for_terminal, inert_json, one_line
 
 CLI = Path(__file__).resolve().parents[2] / "sidecar" / "lazy" / "cli"
 
@@ -39,6 +39,16 @@ def test_the_table_covers_every_control_and_format_character_of_the_unicode_data
         f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in _must_show() if one_line(c) == c
     ]
     assert not missed, f"shown by no rule: {missed}"
+
+
+def test_every_character_shown_is_one_isprintable_refuses() -> None:
+    # the fast path: text that str.isprintable() accepts is never searched
+    pattern_only = [
+        f"U+{cp:04X}"
+        for cp in range(sys.maxunicode + 1)
+        if chr(cp).isprintable() and re.fullmatch(_LINE, chr(cp))
+    ]
+    assert not pattern_only
 
 
 @pytest.mark.parametrize(

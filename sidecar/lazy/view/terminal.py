@@ -75,11 +75,22 @@ def notation(ch: str) -> str:
     return f"\\U{cp:08x}"
 
 
+def _printable(text: str, *, multiline: bool) -> bool:
+    """Nothing in ``text`` to show: every character shown here is one Python's
+    str.isprintable() refuses (Unicode's Other and Separator categories), and that check runs
+    many times faster than the pattern, so most text never meets the pattern at all."""
+    if multiline:
+        text = text.replace("\n", "").replace("\t", "")
+    return text.isprintable()
+
+
 def escapes(text: str, *, multiline: bool = True) -> Iterator[tuple[int, int, str]]:
     """Each stretch of ``text`` to replace, as (start, end, replacement), in order.
 
     ``multiline`` keeps line feeds and tabs (a transcript's body); without it they are shown
     too (a table cell, an id, anything that must stay one line)."""
+    if _printable(text, multiline=multiline):
+        return
     for m in (_BLOCK if multiline else _LINE).finditer(text):
         found = m.group()
         yield m.start(), m.end(), "\n" if found == "\r\n" else notation(found)
@@ -87,9 +98,9 @@ def escapes(text: str, *, multiline: bool = True) -> Iterator[tuple[int, int, st
 
 def for_terminal(text: str, *, multiline: bool = True) -> str:
     """``text`` with every control and invisible format character shown in its notation."""
-    pattern = _BLOCK if multiline else _LINE
-    if pattern.search(text) is None:
+    if _printable(text, multiline=multiline):
         return text
+    pattern = _BLOCK if multiline else _LINE
     return pattern.sub(lambda m: "\n" if m.group() == "\r\n" else notation(m.group()), text)
 
 
@@ -120,6 +131,6 @@ def inert_json(dumped: str) -> str:
     escape: the same value to a JSON parser, nothing a terminal acts on.
 
     Only for serialised JSON, where such a character can only stand inside a string."""
-    if _JSON_RAW.search(dumped) is None:
+    if _printable(dumped, multiline=True):  # a serialiser's indent is its only raw \n
         return dumped
     return _JSON_RAW.sub(_json_escape, dumped)

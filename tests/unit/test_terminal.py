@@ -189,6 +189,11 @@ def _bypasses(path: Path) -> list[str]:
                     found.append(f"{where}: {owner}.{func.attr}() of unshown text")
             if func.attr in ("from_markup", "print_json", "render_markup"):
                 found.append(f"{where}: .{func.attr}()")
+        # rich's Text() drops BEL, BS, VT, FF and CR unseen: untrusted text goes through
+        # shown(), which shows them; Text() is for literals
+        literal = not node.args or isinstance(node.args[0], ast.Constant)
+        if isinstance(func, ast.Name) and func.id == "Text" and not literal:
+            found.append(f"{where}: Text() of a non-literal (use shown())")
         for kw in node.keywords:
             if kw.arg == "markup" and not (
                 isinstance(kw.value, ast.Constant) and kw.value.value is False

@@ -87,7 +87,7 @@ def _saving() -> Iterator[None]:
     if failed:
         raise _fail(str(failed[0]))  # one line: what went wrong with the write
     for w in caught:
-        err.print(Text(f"warning: {w.message}", style="yellow"))
+        err.print(shown(f"warning: {w.message}", style="yellow"))
 
 
 def _builder(store: Store, ident: str) -> str:
@@ -177,8 +177,8 @@ def alias_set(name: str, ident: str, scope: Path | None, registry_file: Path | N
         line.append_text(shown(f"  {info.summary[:60]}", "dim", multiline=False))
     out.print(line)
     if before is not None and before.native_id != native_id:
-        out.print(Text(f"(it pointed at {before.native_id} before)", style="yellow"))
-    out.print(Text(f"scope {where}", style="dim"))
+        out.print(shown(f"(it pointed at {before.native_id} before)", style="yellow"))
+    out.print(shown(f"scope {where}", style="dim"))
 
 
 @alias.command("list")

@@ -8,12 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import click
-from rich.text import Text
 
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot
 from lazy.ask.subject import subject
-from lazy.cli.common import counting, current_project, emit_json, err, open_store, unresolved
+from lazy.cli.common import counting, current_project, emit_json, err, open_store, shown, unresolved
 from lazy.cli.output import echo
 from lazy.model import Transcript
 from lazy.store import Store
@@ -81,7 +80,7 @@ def _reading() -> Iterator[Progress]:
 
 def _warn(warnings: list[str]) -> None:
     for w in warnings:
-        err.print(Text(f"warning: {w}", style="yellow"))
+        err.print(shown(f"warning: {w}", style="yellow"))
 
 
 @click.command("ask")

@@ -20,7 +20,6 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
-from rich.text import Text
 
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
@@ -58,16 +57,16 @@ def facts_table(rows: list[tuple[str, str]]) -> Table:
 
 
 def print_quarantined(
-    items: list[QuarantineInfo], what: str = "bad line(s)", shown: int = 20
+    items: list[QuarantineInfo], what: str = "bad line(s)", limit: int = 20
 ) -> None:
-    """What capture set aside: file, line and reason, the first ``shown`` of them."""
+    """What capture set aside: file, line and reason, the first ``limit`` of them."""
     if not items:
         return
-    out.print(Text(f"  {len(items)} {what} quarantined:", style="yellow"))
-    for q in items[:shown]:
-        out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
-    if len(items) > shown:
-        out.print(Text(f"    … and {len(items) - shown} more", style="yellow"))
+    out.print(shown(f"  {len(items)} {what} quarantined:", style="yellow"))
+    for q in items[:limit]:
+        out.print(shown(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
+    if len(items) > limit:
+        out.print(shown(f"    … and {len(items) - limit} more", style="yellow"))
 
 
 def all_projects_option(f: F) -> F:

@@ -129,7 +129,7 @@ def print_transcript(t: Transcript, promoted: list[Task]) -> None:
         head.append_text(shown(f"  fork of {b.forked_from}", "dim", multiline=False))
     out.print(head)
     if len(b.session_ids) > 1:
-        out.print(Text(f"joined from {len(b.session_ids)} session files", style="dim"))
+        out.print(shown(f"joined from {len(b.session_ids)} session files", style="dim"))
     out.print()
     for m in t.messages:
         out.print(_message(m))

@@ -153,7 +153,7 @@ def promote(
         except PromoteError as e:
             raise _fail(e) from e
         for task in plan.overlaps:
-            err.print(Text(f"Overlap: {overlap_note(plan, task)}", style="yellow"))
+            err.print(shown(f"Overlap: {overlap_note(plan, task)}", style="yellow"))
         if interactive:
             goal, code, parent = _ask(store, plan, goal, code, parent)
         else:

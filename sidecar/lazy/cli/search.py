@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from rich.text import Text
 
 from lazy.capture.projects import project_label
 from lazy.cli.common import (
@@ -31,7 +30,9 @@ def searchable(store: Store) -> SearchIndex:
     missing or damaged index is rebuilt from the store, and the user told why."""
     ix = SearchIndex.open(store.home)
     if ix.rebuilt:
-        err.print(Text(f"rebuilding the search index from the store: {ix.rebuilt}", style="yellow"))
+        err.print(
+            shown(f"rebuilding the search index from the store: {ix.rebuilt}", style="yellow")
+        )
     with counting("[bold]indexing") as bar:
         task = bar.add_task("index", total=None)
         ix.catch_up(store, lambda done, total: bar.update(task, completed=done, total=total))
@@ -60,7 +61,7 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
         out.print(shown(f"No matches for {r.query!r}{where}.", multiline=False))
         return
     out.print(
-        Text(f"{r.total_hits} matching message(s) in {len(r.groups)} conversation(s)", style="dim")
+        shown(f"{r.total_hits} matching message(s) in {len(r.groups)} conversation(s)", style="dim")
     )
     for g in r.groups:
         head = shown(g.short_id, "bold", multiline=False)

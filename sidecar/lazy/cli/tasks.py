@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 from rich.table import Table
-from rich.text import Text
 
 from lazy.cli.common import (
     all_projects_option,
@@ -44,7 +43,7 @@ def _list(all_projects: bool, as_json: bool) -> None:
     table.add_column("source", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for t in tasks:
-        table.add_row(Text(t.code, style="bold"), t.goal, _source(t), when(t.created_at))
+        table.add_row(shown(t.code, "bold"), t.goal, _source(t), when(t.created_at))
     out.print(table)
 
 

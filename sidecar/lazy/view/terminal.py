@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from functools import cache
 
 # Format characters (Unicode category Cf) that stay: the joiners shape emoji sequences and
 # Indic and Persian script, and the prepended concatenation marks are visible signs.
@@ -53,12 +54,19 @@ _REST = (
 )
 # \r\n is one line end where lines are kept (a CR before LF moves nothing a person would miss);
 # a lone \r would return the cursor and let what follows overwrite the line, so it is shown.
-_BLOCK = re.compile(rf"\r\n|[{_C0_BUT_LAYOUT}{_REST}]")
-_LINE = re.compile(rf"[{_C0}{_REST}]")
+# Compiled on first use (some 10 ms): most commands print nothing that needs them, and every
+# one, the hook and the sidecar too, imports this module.
+_BLOCK = rf"\r\n|[{_C0_BUT_LAYOUT}{_REST}]"
+_LINE = rf"[{_C0}{_REST}]"
 # what JSON text may still hold raw after a serialiser escaped the C0 controls: DEL, C1, the
 # format characters and the separators are legal raw in a JSON string, so reach a terminal
 # when `--json` prints to one
-_JSON_RAW = re.compile(rf"[{_REST}]")
+_JSON_RAW = rf"[{_REST}]"
+
+
+@cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -91,7 +99,7 @@ def escapes(text: str, *, multiline: bool = True) -> Iterator[tuple[int, int, st
     too (a table cell, an id, anything that must stay one line)."""
     if _printable(text, multiline=multiline):
         return
-    for m in (_BLOCK if multiline else _LINE).finditer(text):
+    for m in _pattern(_BLOCK if multiline else _LINE).finditer(text):
         found = m.group()
         yield m.start(), m.end(), "\n" if found == "\r\n" else notation(found)
 
@@ -100,7 +108,7 @@ def for_terminal(text: str, *, multiline: bool = True) -> str:
     """``text`` with every control and invisible format character shown in its notation."""
     if _printable(text, multiline=multiline):
         return text
-    pattern = _BLOCK if multiline else _LINE
+    pattern = _pattern(_BLOCK if multiline else _LINE)
     return pattern.sub(lambda m: "\n" if m.group() == "\r\n" else notation(m.group()), text)
 
 
@@ -133,4 +141,4 @@ def inert_json(dumped: str) -> str:
     Only for serialised JSON, where such a character can only stand inside a string."""
     if _printable(dumped, multiline=True):  # a serialiser's indent is its only raw \n
         return dumped
-    return _JSON_RAW.sub(_json_escape, dumped)
+    return _pattern(_JSON_RAW).sub(_json_escape, dumped)

@@ -67,6 +67,8 @@ _JSON_RAW = rf"[{_REST}]"
 @cache
 def _pattern(source: str) -> re.Pattern[str]:
     return re.compile(source)
+
+
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 

@@ -38,6 +38,7 @@ from lazy.doctor.report import Check
 from lazy.pidfile import Held, Holder, PidFile
 from lazy.store import Store, StoreError
 from lazy.store.db import now_iso
+from lazy.view.terminal import TerminalFormatter
 
 PID_FILE = "daemon.pid"
 STATUS_FILE = "daemon.json"
@@ -187,7 +188,7 @@ def run(home: Path, *, ready_fd: int | None = None, foreground: bool = True) -> 
     lazy_log.addHandler(_Log(home / LOG_FILE, detached=not foreground))
     if foreground:
         h = logging.StreamHandler(sys.stderr)
-        h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        h.setFormatter(TerminalFormatter("%(asctime)s %(levelname)s %(message)s"))
         lazy_log.addHandler(h)
     pid = pid_file(home)
     try:

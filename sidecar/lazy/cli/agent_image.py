@@ -12,6 +12,7 @@ import click
 from lazy.ask import engine
 from lazy.ask.oneshot import OneShotError
 from lazy.cli.common import err
+from lazy.cli.output import echo
 
 
 @click.group("agent-image")
@@ -71,4 +72,4 @@ def build(pull: bool) -> None:
             raise click.ClickException(
                 f"building {engine.IMAGE} failed [build-failed: {type(e).__name__}: {e}]"
             ) from e
-    click.echo(f"built {engine.IMAGE}")
+    echo(f"built {engine.IMAGE}")

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from lazy.capture.agent_import import Options, run
 from lazy.capture.discovery import Candidate
-from lazy.cli.common import counting, emit_json, open_store, out, print_quarantined
+from lazy.cli.common import counting, emit_json, open_store, out, print_quarantined, shown
 from lazy.cli.search import searchable
 from lazy.model import AgentImportReport, SessionImport, SessionSkip
 from lazy.sources import TOOL_NAMES
@@ -108,8 +108,8 @@ def _with_progress(
 
 def _session_line(item: SessionImport | SessionSkip) -> Text:
     if isinstance(item, SessionSkip):
-        return Text(f"  skip  {item.session_id}: {item.reason}", style="dim")
-    line = Text(f"  {item.session_id}  ", style="bold")
+        return shown(f"  skip  {item.session_id}: {item.reason}", style="dim")
+    line = shown(f"  {item.session_id}  ", style="bold")
     line.append(f"{item.messages} message(s): ")
     line.append(f"+{item.inserted}", style="green")
     line.append(f" ~{item.updated}", style="yellow")
@@ -156,13 +156,13 @@ def _summary(r: AgentImportReport, o: Options) -> None:
             reasons[SKIP_LABELS[s.kind]] = reasons.get(SKIP_LABELS[s.kind], 0) + 1
         parts = ", ".join(f"{n} {k}" for k, n in sorted(reasons.items()))
         out.print(
-            Text(
+            shown(
                 f"Left out {len(r.skipped_sessions)} session(s): {parts} (-v lists them).",
                 style="dim",
             )
         )
     for e in r.errors:
-        out.print(Text(f"  could not read {e.path}: {e.reason}", style="yellow"))
+        out.print(shown(f"  could not read {e.path}: {e.reason}", style="yellow"))
     print_quarantined(r.quarantined, "bad line(s)/record(s)")
     if r.sessions and not r.dry_run:
         first = r.sessions[0]

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lazy.aliases import conversation_of, last_model, resume_target
-from lazy.cli.common import F, emit_json, err, json_option, open_store, out, when
+from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
 from lazy.registry import (
     ENV_FILE,
     RegistryWarning,
@@ -89,7 +89,7 @@ def _saving() -> Iterator[None]:
     if failed:
         raise _fail(str(failed[0]))  # one line: what went wrong with the write
     for w in caught:
-        err.print(Text(f"warning: {w.message}", style="yellow"))
+        err.print(shown(f"warning: {w.message}", style="yellow"))
 
 
 def _builder(store: Store, ident: str) -> str:
@@ -170,14 +170,17 @@ def alias_set(name: str, ident: str, scope: Path | None, registry_file: Path | N
         info = builder_info(store.conn, bid)
         with _saving():
             before = registry.get(kind, where, name)
-            registry.bind(kind, where, name, native_id, model=last_model(store.conn, bid))
+            try:
+                registry.bind(kind, where, name, native_id, model=last_model(store.conn, bid))
+            except ValueError as e:  # a session id no agent would take back (controls in it)
+                raise _fail(f"cannot name {info.short_id}: {e}") from e
     line = Text.assemble((name, "bold"), f" → {kind} {native_id}")
     if info.summary:
-        line.append(f"  {info.summary[:60]}", style="dim")
+        line.append_text(shown(f"  {info.summary[:60]}", "dim", multiline=False))
     out.print(line)
     if before is not None and before.native_id != native_id:
-        out.print(Text(f"(it pointed at {before.native_id} before)", style="yellow"))
-    out.print(Text(f"scope {where}", style="dim"))
+        out.print(shown(f"(it pointed at {before.native_id} before)", style="yellow"))
+    out.print(shown(f"scope {where}", style="dim"))
 
 
 @alias.command("list")
@@ -233,7 +236,7 @@ def alias_list(
     t.add_column("updated", no_wrap=True)
     for e in entries:
         known = conversations.get(e.native_id)
-        summary = Text(known[1] or "(no words)") if known else Text("not in the store", "dim")
+        summary = shown(known[1] or "(no words)") if known else Text("not in the store", "dim")
         row: list[str | Text] = [e.name, e.kind, short_id(e.native_id), summary, when(e.updated_at)]
         t.add_row(*([e.scope] if all_scopes else []), *row)
     out.print(t)

@@ -10,12 +10,12 @@ from contextlib import contextmanager
 from types import FrameType
 
 import click
-from rich.text import Text
 
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError
 from lazy.ask.subject import subject
-from lazy.cli.common import counting, current_project, emit_json, err, open_store, unresolved
+from lazy.cli.common import counting, current_project, emit_json, err, open_store, shown, unresolved
+from lazy.cli.output import echo
 from lazy.model import Transcript
 from lazy.store import Store
 from lazy.store.queries import Ambiguous, NotFound
@@ -111,7 +111,7 @@ def _reading() -> Iterator[Progress]:
 
 def _warn(warnings: list[str]) -> None:
     for w in warnings:
-        err.print(Text(f"warning: {w}", style="yellow"))
+        err.print(shown(f"warning: {w}", style="yellow"))
 
 
 @click.command("ask")
@@ -163,4 +163,4 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
         emit_json({**result.as_json(), "conversation": bid})
         return
     _warn(result.warnings)
-    click.echo(result.answer)
+    echo(result.answer)  # the model's answer read a transcript: as untrusted as it

@@ -6,7 +6,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import click
@@ -15,6 +14,7 @@ from lazy.capture.projects import project_of
 from lazy.capture.supervisor import INTERVAL, Supervisor, Ticker, log_path_for, report
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
+from lazy.cli.output import echo
 from lazy.store.db import lazy_home
 from lazy.store.queries import NotFound, builder_info
 
@@ -104,7 +104,7 @@ def builder(
     sup.tick()  # what was written after the last tick
     said = report(list(sup.failures.values()), sup.log_path)
     if said:
-        sys.stderr.write(said)
+        echo(said, err=True, nl=False)
     if alias is not None:
         _follow(alias, cwd, session, sup.launched_session())
     ctx.exit(code)
@@ -143,7 +143,7 @@ def _follow(alias: str, cwd: str, before: str | None, after: str | None) -> None
     from lazy.registry import default_session_registry
 
     default_session_registry().bind("claude", cwd, alias, after)
-    click.echo(f"alias {alias!r} now names session {after[:8]}", err=True)
+    echo(f"alias {alias!r} now names session {after[:8]}", err=True)
 
 
 @builder.command("list")

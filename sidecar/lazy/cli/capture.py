@@ -45,7 +45,9 @@ def capture(hook: bool) -> None:
 
         run(sys.stdin.buffer, lazy_home())
     except BaseException as e:  # run() records its own failures; this is an import failing
-        sys.stderr.write(f"lazy capture --hook: {e!r}\n")
+        from lazy.view.terminal import for_terminal
+
+        sys.stderr.write(for_terminal(f"lazy capture --hook: {e!r}\n"))
     finally:
         sys.stderr.flush()
         os._exit(0)  # exit 0 whatever happened, without waiting for anything left running

@@ -11,9 +11,6 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import click
-import orjson
-from pydantic import BaseModel
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,19 +20,18 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
-from rich.text import Text
 
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
+from lazy.cli.output import emit_json as emit_json
+from lazy.cli.output import err as err
+from lazy.cli.output import out as out
+from lazy.cli.output import shown as shown
 from lazy.model import QuarantineInfo
 from lazy.store import Store, StoreError
 from lazy.store.db import explain
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder
-
-# Piped output keeps long lines whole rather than folding them at 80 columns.
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-# soft wrap: a warning naming a path is one line to copy, wrapped by the terminal, not by rich
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+from lazy.view.terminal import one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,16 +57,16 @@ def facts_table(rows: list[tuple[str, str]]) -> Table:
 
 
 def print_quarantined(
-    items: list[QuarantineInfo], what: str = "bad line(s)", shown: int = 20
+    items: list[QuarantineInfo], what: str = "bad line(s)", limit: int = 20
 ) -> None:
-    """What capture set aside: file, line and reason, the first ``shown`` of them."""
+    """What capture set aside: file, line and reason, the first ``limit`` of them."""
     if not items:
         return
-    out.print(Text(f"  {len(items)} {what} quarantined:", style="yellow"))
-    for q in items[:shown]:
-        out.print(Text(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
-    if len(items) > shown:
-        out.print(Text(f"    … and {len(items) - shown} more", style="yellow"))
+    out.print(shown(f"  {len(items)} {what} quarantined:", style="yellow"))
+    for q in items[:limit]:
+        out.print(shown(f"    {q.file}:{q.line}: {q.reason}", style="yellow"))
+    if len(items) > limit:
+        out.print(shown(f"    … and {len(items) - limit} more", style="yellow"))
 
 
 def all_projects_option(f: F) -> F:
@@ -91,11 +87,6 @@ def current_project() -> str:
 
 def scope(all_projects: bool) -> list[str] | None:
     return None if all_projects else [current_project()]
-
-
-def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
-    data = value.model_dump(mode="json") if isinstance(value, BaseModel) else value
-    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def is_tty() -> bool:
@@ -139,7 +130,7 @@ def unresolved(ident: str, e: Ambiguous | NotFound) -> click.ClickException:
         )
     lines = [f"{ident!r} is ambiguous; it matches {len(e.candidates)} conversations:"]
     for bid, started, summary in e.candidates:
-        lines.append(f"  {bid}  {when(started)}  {(summary or '')[:60]}")
+        lines.append(one_line(f"  {bid}  {when(started)}  {(summary or '')[:60]}"))
     lines.append("Give more of the id.")
     return click.ClickException("\n".join(lines))
 

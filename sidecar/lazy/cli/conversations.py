@@ -17,6 +17,7 @@ from lazy.cli.common import (
     out,
     resolve,
     scope,
+    shown,
     when,
 )
 from lazy.cli.promote import promote
@@ -51,7 +52,7 @@ def builders_table(builders: list[BuilderInfo]) -> Table:
             extra += f" +{len(b.sidechains)} subagent(s)"
         if b.forked_from:
             extra += f" (fork of {b.forked_from[:8]})"
-        summary = Text(b.summary or "(no words)")
+        summary = shown(b.summary or "(no words)", multiline=False)
         if extra:
             summary.append(extra, style="dim")
         table.add_row(
@@ -101,40 +102,45 @@ def _message(m: MessageView, width: int = 0) -> Text:
     head.append(f"#{m.number} ", style="bold")
     head.append(m.role, style=ROLE_STYLE.get(m.role, ""))
     if m.tool_name:
-        head.append(f" {m.tool_name}", style="yellow")
-    head.append(f"  {when(m.timestamp)}", style="dim")
+        head.append_text(shown(f" {m.tool_name}", "yellow", multiline=False))
+    head.append_text(shown(f"  {when(m.timestamp)}", "dim", multiline=False))
     body = m.text
     if m.role in ("tool_call", "tool_result", "reasoning", "system") and body.count("\n") > 6:
         lines = body.splitlines()
         body = "\n".join(lines[:6]) + f"\n… ({len(lines) - 6} more lines)"
     head.append("\n")
-    head.append(body, style="dim" if m.role in ("tool_result", "system") else "")
+    head.append_text(shown(body, "dim" if m.role in ("tool_result", "system") else ""))
     for call in m.calls:
-        head.append(f"\n→ {call}", style="yellow")
+        head.append("\n")
+        head.append_text(shown(f"→ {call}", "yellow", multiline=False))
     return head
 
 
 def print_transcript(t: Transcript, promoted: list[Task]) -> None:
     b = t.builder
-    out.print(
-        Text.assemble(
-            (b.id, "bold"),
-            f"  {project_label(b.project)}  {when(b.started_at)} → {when(b.updated_at)}",
+    head = shown(b.id, "bold", multiline=False)
+    head.append_text(
+        shown(
+            f"  {project_label(b.project)}  {when(b.started_at)} → {when(b.updated_at)}"
             f"  {b.message_count} messages",
-            (f"  fork of {b.forked_from}" if b.forked_from else "", "dim"),
+            multiline=False,
         )
     )
+    if b.forked_from:
+        head.append_text(shown(f"  fork of {b.forked_from}", "dim", multiline=False))
+    out.print(head)
     if len(b.session_ids) > 1:
-        out.print(Text(f"joined from {len(b.session_ids)} session files", style="dim"))
+        out.print(shown(f"joined from {len(b.session_ids)} session files", style="dim"))
     out.print()
     for m in t.messages:
         out.print(_message(m))
         out.print()
     for side in t.sidechains:
         out.print(
-            Text(
+            shown(
                 f"── subagent {side.agent_id or side.session_id} ({len(side.messages)} messages)",
-                style="bold magenta",
+                "bold magenta",
+                multiline=False,
             )
         )
         for m in side.messages:
@@ -146,7 +152,7 @@ def print_transcript(t: Transcript, promoted: list[Task]) -> None:
             line = Text("  ")
             line.append(task.code, style="bold")
             line.append(f"  #{task.from_message}–{task.to_message}  ", style="cyan")
-            line.append(task.goal)
+            line.append_text(shown(task.goal, multiline=False))
             out.print(line)
 
 

@@ -11,7 +11,7 @@ import click
 from rich.text import Text
 
 from lazy.capture import daemon as d
-from lazy.cli.common import emit_json, err, facts_table, json_option, out, when
+from lazy.cli.common import emit_json, err, facts_table, json_option, out, shown, when
 from lazy.store.db import lazy_home
 
 
@@ -46,7 +46,7 @@ def start(as_json: bool) -> None:
     def started(pid: int) -> None:
         if err.is_terminal:
             err.print(
-                Text(f"daemon started (pid {pid}); waiting for its first sweep…", style="dim")
+                shown(f"daemon started (pid {pid}); waiting for its first sweep…", style="dim")
             )
 
     result = d.start(home, None if as_json else started)
@@ -137,12 +137,12 @@ def _print_sweep(sweep: dict[str, Any] | None) -> None:
         f" ({sweep['imported']} new, {sweep['updated']} grown)."
     )
     if sweep.get("error"):
-        out.print(Text(f"  the sweep failed: {_failure_line(sweep['error'])}", style="red"))
+        out.print(shown(f"  the sweep failed: {_failure_line(sweep['error'])}", style="red"))
     failures = sweep.get("failures") or []
     for f in failures:
-        out.print(Text(f"  {_failure_line(f)}", style="yellow"))
+        out.print(shown(f"  {_failure_line(f)}", style="yellow"))
     if sweep.get("more_failures"):
-        out.print(Text(f"  … and {sweep['more_failures']} more (see the log)", style="yellow"))
+        out.print(shown(f"  … and {sweep['more_failures']} more (see the log)", style="yellow"))
 
 
 @daemon_group.command("run")

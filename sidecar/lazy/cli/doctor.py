@@ -22,6 +22,7 @@ from lazy.cli.common import (
     open_store,
     out,
     progress,
+    shown,
     when,
 )
 from lazy.cli.importing import bulk_import
@@ -44,15 +45,15 @@ def print_checks(checks: list[Check]) -> None:
         head.append(MARKS[c.status], style=STYLES[c.status])
         head.append(f" {c.title}")
         out.print(head)
-        for line in c.detail:
-            out.print(Text(f"  {line}"), soft_wrap=True)
+        for line in c.detail:  # paths, ids, summaries and errors quoting them
+            out.print(shown(f"  {line}", multiline=False), soft_wrap=True)
         if c.fix and c.status != "ok":
-            out.print(Text(f"  fix: {c.fix}", style="cyan"), soft_wrap=True)
+            out.print(shown(f"  fix: {c.fix}", "cyan", multiline=False), soft_wrap=True)
     fails = sum(c.status == "fail" for c in checks)
     warns = sum(c.status == "warn" for c in checks)
     if fails or warns:
         style = "bold red" if fails else "bold yellow"
-        out.print(Text(f"{fails} failure(s), {warns} warning(s).", style=style))
+        out.print(shown(f"{fails} failure(s), {warns} warning(s).", style=style))
     else:
         out.print(Text("Every check passed.", style="bold green"))
 
@@ -100,8 +101,8 @@ def _print_scaffolding(found: scaffolding.Survey, delete_empty: bool) -> None:
                 s.short_id,
                 when(s.started_at),
                 str(s.drops),
-                Text(_short(s.summary) or "(no words)"),
-                Text(_short(s.summary_after) or "(no words)"),
+                shown(_short(s.summary) or "(no words)"),
+                shown(_short(s.summary_after) or "(no words)"),
             )
         drops = sum(s.drops for s in found.cleanable)
         out.print(
@@ -122,7 +123,9 @@ def _print_scaffolding(found: scaffolding.Survey, delete_empty: bool) -> None:
                 " --delete-empty-local-command-conversations deletes them."
             )
     for sid, why in found.unreadable:
-        out.print(Text(f"  {sid[:8]} could not be re-read from the archive: {why}", style="yellow"))
+        out.print(
+            shown(f"  {sid[:8]} could not be re-read from the archive: {why}", style="yellow")
+        )
 
 
 def _scaffolding_json(
@@ -203,7 +206,7 @@ def _print_applied(applied: scaffolding.Applied, clean: set[str], delete: set[st
     left = (clean - set(applied.cleaned)) | (delete - set(applied.deleted))
     if left:
         out.print(
-            Text(
+            shown(
                 f"{len(left)} changed since they were listed and were left as they are;"
                 " run it again to see them.",
                 style="yellow",
@@ -265,7 +268,7 @@ def _import_memory(dry_run: bool, yes: bool, as_json: bool) -> None:
             for r in found.new:
                 out.print(f"  {r.name}  {when(r.modified)}  {r.path}")
             for u in found.problems:
-                out.print(Text(f"  unreadable: {u.path}: {u.reason}", style="yellow"))
+                out.print(shown(f"  unreadable: {u.path}: {u.reason}", style="yellow"))
         if found.new and not dry_run:
             question = f"Import {len(found.new)} memory record(s) into lazy shared memory?"
             if _approved(question, yes, as_json, nothing="imported", rerun="import them"):
@@ -297,7 +300,7 @@ def _print_housekeeping(found: list[housekeeping.Housekeeping]) -> None:
     t.add_column("kind", no_wrap=True)
     t.add_column("why")
     for h in found:
-        t.add_row(h.short_id, when(h.started_at), h.kind, Text(h.why))
+        t.add_row(h.short_id, when(h.started_at), h.kind, shown(h.why))
     out.print(
         f"{len(found)} conversation(s) look like lazy's own one-shots, stored before the marker:"
     )
@@ -335,7 +338,7 @@ def _reimport(yes: bool, as_json: bool) -> None:
     with open_store() as store:
         for tool in TOOLS:
             if not as_json:
-                out.print(Text(TOOL_NAMES[tool], style="bold"))
+                out.print(shown(TOOL_NAMES[tool], "bold"))
             p = plan(store, discover_tool(tool))
             reports[tool] = bulk_import(store, p, project=None, tool=tool, yes=yes, as_json=as_json)
     if as_json:

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lazy.capture import hooks as cc
-from lazy.cli.common import emit_json, json_option, out
+from lazy.cli.common import emit_json, json_option, out, shown
 
 
 def _settings_error(e: cc.SettingsError) -> click.ClickException:
@@ -50,8 +50,10 @@ def _show_dry_run(change: cc.Change) -> None:
     if not change.changed:
         out.print(f"Nothing to change in {change.path}.")
         return
-    out.print(Text(_diff(change), no_wrap=True), end="")
-    out.print(Text(f"(dry run: {change.path} not written)", style="dim"))
+    diff = shown(_diff(change))
+    diff.no_wrap = True
+    out.print(diff, end="")
+    out.print(shown(f"(dry run: {change.path} not written)", style="dim"))
 
 
 @click.group("hooks")
@@ -116,7 +118,7 @@ def install(dry_run: bool, as_json: bool) -> None:
         return
     if claude is not None and events != cc.EVENTS:
         out.print(
-            Text(
+            shown(
                 f"Claude Code {claude.version} ({claude.path}) does not know SessionEnd and"
                 " would ignore a settings file naming it: its hook is left out (each turn's"
                 " Stop captures the session; `lazy daemon start` catches the rest).",
@@ -133,7 +135,7 @@ def install(dry_run: bool, as_json: bool) -> None:
         out.print(f"Removed lazy's capture hook from {', '.join(change.removed)} in {path}.")
     if change.kept:
         out.print(f"Already there: {', '.join(change.kept)}.")
-    out.print(Text(f"command: {cc.command_for(lazy)}", style="dim"))
+    out.print(shown(f"command: {cc.command_for(lazy)}", style="dim"))
 
 
 @hooks_group.command("uninstall")
@@ -193,9 +195,9 @@ def status(as_json: bool) -> None:
     for e in events:
         mark = Text("installed", style="green") if e.installed else Text("missing", style="red")
         if e.installed and not e.runnable:
-            cmd = Text(f"{e.command} (no longer exists)", style="red")
+            cmd = shown(f"{e.command} (no longer exists)", style="red")
         else:
-            cmd = Text(e.command or "")
+            cmd = shown(e.command or "")
         t.add_row(e.event, mark, cmd)
     out.print(t)
     if not ok:

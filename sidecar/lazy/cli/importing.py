@@ -13,7 +13,6 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 from rich.table import Table
-from rich.text import Text
 
 from lazy.capture.discovery import Candidate, Discovery, discover_tool
 from lazy.capture.importer import Plan, plan, run_import
@@ -30,6 +29,7 @@ from lazy.cli.common import (
     print_quarantined,
     progress,
     scope,
+    shown,
     when,
 )
 from lazy.cli.conversations import print_builders, show_command
@@ -88,9 +88,9 @@ def print_summary(report: ImportReport) -> None:
     parts.append(f"{report.messages_added} new message(s)")
     out.print(", ".join(parts) + ".")
     for s in report.skipped:
-        out.print(Text(f"  skipped {s.session_id[:8]}: {s.reason} ({s.path})", style="yellow"))
+        out.print(shown(f"  skipped {s.session_id[:8]}: {s.reason} ({s.path})", style="yellow"))
     for s in report.refused:
-        out.print(Text(f"  refused {s.session_id[:8]}: {s.reason}", style="yellow"))
+        out.print(shown(f"  refused {s.session_id[:8]}: {s.reason}", style="yellow"))
     print_quarantined(report.quarantined)
 
 

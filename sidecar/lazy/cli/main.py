@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import importlib
+import io
+import logging
+import sys
+import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import IO, Any, TextIO, cast
 
 import click
 
 from lazy import __version__
+from lazy.view.terminal import TerminalFormatter, for_terminal
 
 # Each command's module is imported when the command runs (or --help lists it): `lazy sidecar`
 # starts in the time the extension waits for it, without the CLI's rich and capture imports.
@@ -36,7 +46,39 @@ COMMANDS = {
 }
 
 
+class _Shown(io.TextIOBase):
+    """A text stream that shows the controls of what is written to it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(for_terminal(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+@contextmanager
+def _shown_errors() -> Iterator[None]:
+    """A usage or command error quotes what it was given (an id, a path, a transcript's
+    summary): it is printed here, its controls shown, and the exit is click's as before."""
+    try:
+        yield
+    except click.ClickException as e:
+        e.show(file=cast(IO[str], _Shown(sys.stderr)))
+        raise click.exceptions.Exit(e.exit_code) from e
+
+
 class LazyGroup(click.Group):
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _shown_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _shown_errors():
+            return super().invoke(ctx)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
 
@@ -74,7 +116,35 @@ def sidecar() -> None:
     serve()
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    text = warnings.formatwarning(message, category, filename, lineno, line)
+    (file or sys.stderr).write(for_terminal(text))
+
+
+def _show_uncaught(kind: type[BaseException], e: BaseException, tb: TracebackType | None) -> None:
+    sys.stderr.write(for_terminal("".join(traceback.format_exception(kind, e, tb))))
+
+
+def show_stderr_safely() -> None:
+    """What Python itself writes on stderr (a traceback, a warning, a log record with no
+    handler) quotes the values it was about, so it shows their controls too."""
+    last = logging.StreamHandler(sys.stderr)  # as logging's own: WARNING and up, the message
+    last.setLevel(logging.WARNING)
+    last.setFormatter(TerminalFormatter())
+    logging.lastResort = last
+    warnings.showwarning = _show_warning
+    sys.excepthook = _show_uncaught
+
+
 def main() -> None:
+    show_stderr_safely()
     cli()
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 from rich.table import Table
-from rich.text import Text
 
-from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, when
+from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, shown, when
 from lazy.store.memories import children, get_memory
 from lazy.tree import TreeError, parse_path, split
 from lazy.view.reading import memory as shown_memory
@@ -43,7 +42,7 @@ def get(path: str, as_json: bool) -> None:
             rows.append((key, ", ".join(value) if isinstance(value, list) else str(value)))
     out.print(facts_table(rows))
     out.print()
-    out.print(Text(memory.content))
+    out.print(shown(memory.content))
 
 
 @click.command("ls")
@@ -79,7 +78,7 @@ def ls(path: str, as_json: bool) -> None:
     t.add_column("memories / time", justify="right")
     for i in items:
         if i.kind == "node":
-            t.add_row(Text(i.name + "/", style="cyan"), "node", f"{i.count:,}")
+            t.add_row(shown(i.name + "/", "cyan"), "node", f"{i.count:,}")
         else:
             t.add_row(i.name, "memory", when(times.get(i.name)))
     out.print(t)

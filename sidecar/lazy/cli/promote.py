@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
-from lazy.cli.common import err, is_tty, open_store, out, resolve
+from lazy.cli.common import err, is_tty, open_store, out, resolve, shown
 from lazy.store import Store
 from lazy.tasks.promote import (
     Plan,
@@ -25,6 +25,7 @@ from lazy.tasks.promote import (
     overlap_note,
     seed,
 )
+from lazy.view.terminal import one_line
 
 
 def _fail(e: PromoteError) -> click.ClickException:
@@ -67,7 +68,9 @@ def _ask(
     """Goal, code and parent: those given, the rest asked for with their fallbacks."""
     conn = store.conn
     if goal is None:
-        goal = click.prompt("Goal", default=default_goal(plan.messages)).strip()
+        seeded = default_goal(plan.messages)  # transcript text: shown safe, kept exact
+        goal = click.prompt(f"Goal [{one_line(seeded)}]", default=seeded, show_default=False)
+        goal = goal.strip()
     if code is None:
 
         def valid_code(value: str) -> str:
@@ -150,7 +153,7 @@ def promote(
         except PromoteError as e:
             raise _fail(e) from e
         for task in plan.overlaps:
-            err.print(Text(f"Overlap: {overlap_note(plan, task)}", style="yellow"))
+            err.print(shown(f"Overlap: {overlap_note(plan, task)}", style="yellow"))
         if interactive:
             goal, code, parent = _ask(store, plan, goal, code, parent)
         else:
@@ -173,11 +176,11 @@ def promote(
                     f"cannot promote: {e.message}; your prompt is kept in {kept}"
                 ) from e
             raise _fail(e) from e
-    out.print(
-        Text.assemble(
-            "Created task ",
-            (task.code, "bold"),
-            f" in the backlog from conversation {plan.builder.short_id}",
-            f" messages {task.from_message}–{task.to_message}: {task.goal}",
-        )
+    line = Text.assemble(
+        "Created task ",
+        (task.code, "bold"),
+        f" in the backlog from conversation {plan.builder.short_id}",
+        f" messages {task.from_message}–{task.to_message}: ",
     )
+    line.append_text(shown(task.goal, multiline=False))
+    out.print(line)

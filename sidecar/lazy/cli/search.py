@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from rich.text import Text
 
 from lazy.capture.projects import project_label
 from lazy.cli.common import (
@@ -16,6 +15,7 @@ from lazy.cli.common import (
     json_option,
     open_store,
     out,
+    shown,
     when,
 )
 from lazy.index.indexer import SearchIndex
@@ -30,7 +30,9 @@ def searchable(store: Store) -> SearchIndex:
     missing or damaged index is rebuilt from the store, and the user told why."""
     ix = SearchIndex.open(store.home)
     if ix.rebuilt:
-        err.print(Text(f"rebuilding the search index from the store: {ix.rebuilt}", style="yellow"))
+        err.print(
+            shown(f"rebuilding the search index from the store: {ix.rebuilt}", style="yellow")
+        )
     with counting("[bold]indexing") as bar:
         task = bar.add_task("index", total=None)
         ix.catch_up(store, lambda done, total: bar.update(task, completed=done, total=total))
@@ -56,16 +58,18 @@ def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> Non
 def print_results(r: SearchResults, all_projects: bool) -> None:
     if not r.groups:
         where = "" if all_projects else " in this project (--all-projects widens)"
-        out.print(f"No matches for {r.query!r}{where}.")
+        out.print(shown(f"No matches for {r.query!r}{where}.", multiline=False))
         return
     out.print(
-        Text(f"{r.total_hits} matching message(s) in {len(r.groups)} conversation(s)", style="dim")
+        shown(f"{r.total_hits} matching message(s) in {len(r.groups)} conversation(s)", style="dim")
     )
     for g in r.groups:
-        head = Text()
-        head.append(g.short_id, style="bold")
-        head.append(f"  {when(g.started_at)}  {project_label(g.project)}  {g.tool}  ", style="dim")
-        head.append(g.summary[:100])
+        head = shown(g.short_id, "bold", multiline=False)
+        head.append_text(
+            shown(f"  {when(g.started_at)}  {project_label(g.project)}  {g.tool}  ", "dim",
+                  multiline=False)
+        )  # fmt: skip
+        head.append_text(shown(g.summary[:100], multiline=False))
         out.print(head)
         for h in g.hits:
             where = f"#{h.number} {h.role}{' (subagent)' if h.sidechain else ''}"
@@ -73,11 +77,12 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
                 where = f"memory {h.memory_path}"
             elif h.kind == "task":
                 where = f"task {h.task_code} (from #{h.number})"
-            line = Text(f"  {where}: ", style="cyan")
-            snippet = Text(" ".join(h.snippet.split("\n")))
-            for start, end in h.highlights:
-                snippet.stylize("bold yellow", start, end)
-            line.append_text(snippet)
+            line = shown(f"  {where}: ", "cyan", multiline=False)
+            # one line (its line breaks as spaces, as many characters, so the highlights'
+            # offsets still fall on their words)
+            marks = [(start, end, "bold yellow") for start, end in h.highlights]
+            snippet = h.snippet.replace("\n", " ")
+            line.append_text(shown(snippet, multiline=False, highlights=marks))
             out.print(line)
         out.print()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 from rich.table import Table
-from rich.text import Text
 
 from lazy.cli.common import (
     all_projects_option,
@@ -15,6 +14,7 @@ from lazy.cli.common import (
     open_store,
     out,
     scope,
+    shown,
     when,
 )
 from lazy.model import Task
@@ -44,7 +44,7 @@ def _list(all_projects: bool, as_json: bool) -> None:
     table.add_column("source", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for t in tasks:
-        table.add_row(Text(t.code, style="bold"), t.goal, _source(t), when(t.created_at))
+        table.add_row(shown(t.code, "bold"), t.goal, _source(t), when(t.created_at))
     out.print(table)
 
 
@@ -99,4 +99,4 @@ def tasks_show(code: str, as_json: bool) -> None:
     ]
     out.print(facts_table(rows))
     out.print()
-    out.print(Text(task.prompt))
+    out.print(shown(task.prompt))

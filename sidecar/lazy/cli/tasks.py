@@ -20,7 +20,7 @@ from lazy.cli.common import (
 from lazy.model import Task
 from lazy.store.queries import short_id
 from lazy.tasks.store import get_task, list_tasks
-from lazy.view.reading import task as shown
+from lazy.view import reading
 
 
 def _source(t: Task) -> str:
@@ -29,7 +29,7 @@ def _source(t: Task) -> str:
 
 def _list(all_projects: bool, as_json: bool) -> None:
     with open_store() as store:
-        tasks = [shown(t) for t in list_tasks(store.conn, projects=scope(all_projects))]
+        tasks = [reading.task(t) for t in list_tasks(store.conn, projects=scope(all_projects))]
     if as_json:
         emit_json({"tasks": [t.model_dump(mode="json") for t in tasks]})
         return
@@ -82,7 +82,7 @@ def tasks_show(code: str, as_json: bool) -> None:
         task = get_task(store.conn, code)
     if task is None:
         raise click.ClickException(f"no task {code!r} (see `lazy tasks --all-projects`)")
-    task = shown(task)
+    task = reading.task(task)
     if as_json:
         emit_json(task)
         return

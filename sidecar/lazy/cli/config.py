@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import click
-from rich.text import Text
 
 from lazy import config as settings
-from lazy.cli.common import emit_json, err, json_option, out
+from lazy.cli.common import emit_json, err, json_option, out, shown
 
 
 def _value(value: object) -> str:
@@ -63,9 +62,9 @@ def config_set(key: str, value: str, as_json: bool) -> None:
         return
     out.print(f"{key} = {_value(written)}  ({settings.path()})", markup=False)
     if s.env and source != str(settings.path()):
-        err.print(Text(f"${s.env} is set and wins over the file: {key} is {_value(now)}"))
+        err.print(shown(f"${s.env} is set and wins over the file: {key} is {_value(now)}"))
     if s.after and before != written:
-        err.print(Text(f"to take effect: {s.after}", style="yellow"))
+        err.print(shown(f"to take effect: {s.after}", "yellow"))
 
 
 @config_group.command("list")
@@ -80,8 +79,9 @@ def config_list(as_json: bool) -> None:
         emit_json({"file": str(settings.path()), "settings": rows})
         return
     for r in rows:
-        line = Text()
-        line.append(f"{r['key']} = {_value(r['value'])}", style="bold")
-        line.append(f"  ({r['source']}" + (f"; ${r['env']} overrides" if r["env"] else "") + ")")
+        line = shown(f"{r['key']} = {_value(r['value'])}", "bold", multiline=False)
+        line.append_text(
+            shown(f"  ({r['source']}" + (f"; ${r['env']} overrides" if r["env"] else "") + ")")
+        )
         out.print(line)
-        out.print(Text(f"    {r['help']}", style="dim"))
+        out.print(shown(f"    {r['help']}", "dim"))

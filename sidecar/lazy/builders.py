@@ -10,6 +10,9 @@ store's entry DAG, so stored conversations regroup without a re-import:
   fork: a Builder of its own, linked to the one it came from;
 - a session whose first entry repeats another session's uuid is a copy of it: a 1.0.x
   resume (continues it) or, from 2.x on, a fork;
+- a 1.0.x session that opens by replaying a compaction summary (``-p --continue`` or
+  ``--resume`` after a /compact copies the conversation from the summary on, with fresh
+  uuids) continues the nearest earlier session of its project that holds that summary;
 - a session whose first entry's parent lies in another session continues it when that
   parent was the other's leaf, and forks it when the parent lies mid-conversation;
 - a compaction boundary whose logical parent lies in another session continues it.
@@ -28,12 +31,13 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from lazy.sources.claude import said
+from lazy.sources.claude import is_compact_summary, said
 from lazy.store import Store
+from lazy.store.archive import decompress
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
-JOIN_VERSION = 4
+JOIN_VERSION = 5
 _FORK_TITLE = re.compile(r"^(.*) \(fork #\d+\)$")
 
 
@@ -68,6 +72,25 @@ def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
     ]
 
 
+def _compaction_replayed(c: sqlite3.Connection, s: _S, by_id: dict[str, _S]) -> str | None:
+    """The session whose compaction a 1.0.x session opens by replaying: the nearest earlier
+    one of the same project holding that summary (its words are the model's, and a
+    ``--continue`` takes the project's latest session)."""
+    first = c.execute(
+        "SELECT meta, text FROM messages WHERE session_id=? ORDER BY seq LIMIT 1", (s.id,)
+    ).fetchone()
+    if first is None or not first[0] or not is_compact_summary(first[1]):
+        return None
+    holders = c.execute(
+        "SELECT DISTINCT session_id FROM messages WHERE meta=1 AND text=? AND session_id IN"
+        " (SELECT o.id FROM sessions o JOIN sessions me ON me.id=? WHERE o.id<>me.id"
+        " AND o.kind='main' AND o.tool='claude' AND o.project IS me.project)",
+        (first[1], s.id),
+    ).fetchall()
+    earlier = [by_id[h] for (h,) in holders if h in by_id and by_id[h].rank < s.rank]
+    return max(earlier, key=lambda x: x.rank).id if earlier else None
+
+
 def _link(
     c: sqlite3.Connection,
     s: _S,
@@ -97,6 +120,8 @@ def _link(
         first = first_with.get(s.head_msg)
         if first is not None and first.rank < s.rank:
             return first.id, "continue"
+    if s.version.startswith("1.") and (src := _compaction_replayed(c, s, by_id)) is not None:
+        return src, "continue"
 
     def earlier(ids: list[str]) -> str | None:
         cands = [by_id[i] for i in ids if i in by_id and by_id[i].rank < s.rank]
@@ -305,20 +330,24 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
             ).fetchall()
         )
         # 1.0.x -p resumes replay the earlier chain with fresh uuids: their leading
-        # messages repeat the Builder so far (same replies by id, same prompts by words)
+        # messages repeat the Builder so far (same replies by id, same prompts and tool
+        # output by content), from its start or from the compaction summary they open with
         replays = any(versions.get(sid, "").startswith("1.") for sid in sessions[1:])
-        so_far: list[tuple[str, str, str]] = []
+        so_far: list[tuple[str, str, str, bytes | None]] = []
         for i, sid in enumerate(sessions):
             matching = replays and i > 0 and versions.get(sid, "").startswith("1.")
-            pos = 0
-            for mid, key, was_builder, was_number, role, text, kinds in c.execute(
-                "SELECT id, key, builder_id, number, role, text, kinds FROM messages"
+            pos: int | None = None  # where in the Builder so far the replay has got to
+            for mid, key, was_builder, was_number, role, text, kinds, blocks in c.execute(
+                "SELECT id, key, builder_id, number, role, text, kinds, blocks FROM messages"
                 " WHERE session_id=? ORDER BY seq",
                 (sid,),
             ).fetchall():
                 dup = key in seen  # a copy of an earlier file's message, by its id
+                content = (role, text, kinds, decompress(blocks) if blocks is not None else None)
                 if matching:
-                    if dup or (pos < len(so_far) and so_far[pos] == (role, text, kinds)):
+                    if pos is None:
+                        pos = _replay_start(so_far, content)
+                    if dup or (pos < len(so_far) and so_far[pos] == content):
                         dup, pos = True, pos + 1
                     else:
                         matching = False
@@ -328,7 +357,7 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
                     count += 1
                     number = count
                     if replays:
-                        so_far.append((role, text, kinds))
+                        so_far.append(content)
                 if (was_builder, was_number) != (bid, number):  # write only what changed
                     updates.append((bid, number, mid))
         c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)
@@ -341,6 +370,19 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
         ).fetchone()[0]
         _number(c, bid, sid, int(top))
     _summarize(c, bid, sessions, count)
+
+
+def _replay_start(
+    so_far: list[tuple[str, str, str, bytes | None]], first: tuple[str, str, str, bytes | None]
+) -> int:
+    """Where a 1.0.x replay opening with ``first`` starts in the Builder so far: at its
+    start, or, when it opens with a compaction summary, at the latest copy of that summary
+    (the replay runs from the last compaction on)."""
+    if first[0] == "system" and is_compact_summary(first[1]):
+        for at in range(len(so_far) - 1, -1, -1):
+            if so_far[at] == first:
+                return at
+    return 0
 
 
 def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> int:

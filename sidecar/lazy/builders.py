@@ -41,6 +41,10 @@ JOIN_VERSION = 5
 _FORK_TITLE = re.compile(r"^(.*) \(fork #\d+\)$")
 
 
+# a message as a 1.0.x replay repeats it: role, words, block kinds, blocks (tool content)
+_Said = tuple[str, str, str, bytes | None]
+
+
 @dataclass(slots=True)
 class _S:
     id: str
@@ -333,17 +337,19 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
         # messages repeat the Builder so far (same replies by id, same prompts and tool
         # output by content), from its start or from the compaction summary they open with
         replays = any(versions.get(sid, "").startswith("1.") for sid in sessions[1:])
-        so_far: list[tuple[str, str, str, bytes | None]] = []
+        so_far: list[_Said] = []
+        # tool content only matters (and is only unpacked) where a replay is to be matched
+        blocks_col = "blocks" if replays else "NULL"
         for i, sid in enumerate(sessions):
             matching = replays and i > 0 and versions.get(sid, "").startswith("1.")
             pos: int | None = None  # where in the Builder so far the replay has got to
             for mid, key, was_builder, was_number, role, text, kinds, blocks in c.execute(
-                "SELECT id, key, builder_id, number, role, text, kinds, blocks FROM messages"
-                " WHERE session_id=? ORDER BY seq",
+                "SELECT id, key, builder_id, number, role, text, kinds,"
+                f" {blocks_col} FROM messages WHERE session_id=? ORDER BY seq",
                 (sid,),
             ).fetchall():
                 dup = key in seen  # a copy of an earlier file's message, by its id
-                content = (role, text, kinds, decompress(blocks) if blocks is not None else None)
+                content: _Said = (role, text, kinds, decompress(blocks) if blocks else None)
                 if matching:
                     if pos is None:
                         pos = _replay_start(so_far, content)
@@ -372,9 +378,7 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
     _summarize(c, bid, sessions, count)
 
 
-def _replay_start(
-    so_far: list[tuple[str, str, str, bytes | None]], first: tuple[str, str, str, bytes | None]
-) -> int:
+def _replay_start(so_far: list[_Said], first: _Said) -> int:
     """Where a 1.0.x replay opening with ``first`` starts in the Builder so far: at its
     start, or, when it opens with a compaction summary, at the latest copy of that summary
     (the replay runs from the last compaction on)."""

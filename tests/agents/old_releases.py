@@ -232,19 +232,23 @@ def _in_input_box(tmux: Tmux, text: str) -> bool:
 
 
 def _submit(tmux: Tmux, text: str, answered: Callable[[], bool], timeout: float = 60) -> None:
-    """Press Enter until the prompt leaves the input box: 1.0.x drops an Enter that arrives
-    while its start-up side calls are still being handled (seen in CI, not locally)."""
+    """Press Enter until the fake is asked: 1.0.x drops an Enter that arrives while its
+    start-up side calls are still being handled (seen in CI, not locally). Enter is pressed
+    again only while the prompt still sits in the input box, and a box that looks empty once
+    ends nothing: a redraw can hide the prompt for a moment (seen under load)."""
     deadline = time.monotonic() + timeout
+    tmux.keys("Enter")
     while True:
-        tmux.keys("Enter")
         try:
-            poll(lambda: answered() or not _in_input_box(tmux, text), 5, "the prompt to be sent")
+            poll(answered, 5, "the fake to answer the typed prompt")
+            return
         except ScenarioError:
             if time.monotonic() > deadline:
-                raise
-            continue
-        break
-    poll(answered, max(1.0, deadline - time.monotonic()), "the fake to answer the typed prompt")
+                raise ScenarioError(
+                    f"timed out after {timeout:.0f}s waiting for the fake to answer {text!r}"
+                ) from None
+        if _in_input_box(tmux, text):
+            tmux.keys("Enter")
 
 
 def scenario_resume_tui(s: Session) -> None:
@@ -293,7 +297,11 @@ def _tui_turn(
     before = len(s.api.records)
     tmux.type(prompt)
     poll(lambda: prompt in _screen(tmux), 15, "the prompt in the input box")
-    _submit(tmux, prompt, lambda: rule.used > 0)
+    try:
+        _submit(tmux, prompt, lambda: rule.used > 0)
+    except ScenarioError:
+        s.notes.append(f"keys sent: {tmux.log[-30:]}; api: {[r['kind'] for r in s.api.records]}")
+        raise
     done = last or reply_text(reply)
     poll(lambda: done in s.sb.transcript_text(), 60, f"{done!r} in the transcript")
     _wait_tui_idle(tmux)

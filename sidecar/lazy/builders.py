@@ -60,6 +60,7 @@ class _S:
     head_parent: str | None
     tail_uuid: str | None
     title: str | None
+    project: str | None
     builder_id: str | None
     dirty: int
     rank: int = 0
@@ -76,23 +77,27 @@ def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
     ]
 
 
-def _compaction_replayed(c: sqlite3.Connection, s: _S, by_id: dict[str, _S]) -> str | None:
+def _compaction_replayed(
+    c: sqlite3.Connection, s: _S, old_in: dict[str | None, list[_S]]
+) -> str | None:
     """The session whose compaction a 1.0.x session opens by replaying: the nearest earlier
-    one of the same project holding that summary (its words are the model's, and a
-    ``--continue`` takes the project's latest session)."""
+    1.0.x session of the same project holding that summary (its words are the model's, and
+    a ``--continue`` takes the project's latest session)."""
+    earlier = [o for o in old_in.get(s.project, []) if o.rank < s.rank]
+    if not earlier:
+        return None
     first = c.execute(
         "SELECT meta, text FROM messages WHERE session_id=? ORDER BY seq LIMIT 1", (s.id,)
     ).fetchone()
     if first is None or not first[0] or not is_compact_summary(first[1]):
         return None
-    holders = c.execute(
-        "SELECT DISTINCT session_id FROM messages WHERE meta=1 AND text=? AND session_id IN"
-        " (SELECT o.id FROM sessions o JOIN sessions me ON me.id=? WHERE o.id<>me.id"
-        " AND o.kind='main' AND o.tool='claude' AND o.project IS me.project)",
-        (first[1], s.id),
-    ).fetchall()
-    earlier = [by_id[h] for (h,) in holders if h in by_id and by_id[h].rank < s.rank]
-    return max(earlier, key=lambda x: x.rank).id if earlier else None
+    for o in reversed(earlier):
+        if c.execute(
+            "SELECT 1 FROM messages WHERE session_id=? AND meta=1 AND text=? LIMIT 1",
+            (o.id, first[1]),
+        ).fetchone():
+            return o.id
+    return None
 
 
 def _link(
@@ -101,6 +106,7 @@ def _link(
     by_id: dict[str, _S],
     continued_from: dict[str, str],
     first_with: dict[str, _S],
+    old_in: dict[str | None, list[_S]],
 ) -> tuple[str | None, str]:
     """(the session ``s`` is joined to, "continue" | "fork"), or (None, "root")."""
     if s.id in continued_from:
@@ -124,7 +130,7 @@ def _link(
         first = first_with.get(s.head_msg)
         if first is not None and first.rank < s.rank:
             return first.id, "continue"
-    if s.version.startswith("1.") and (src := _compaction_replayed(c, s, by_id)) is not None:
+    if s.version.startswith("1.") and (src := _compaction_replayed(c, s, old_in)) is not None:
         return src, "continue"
 
     def earlier(ids: list[str]) -> str | None:
@@ -203,7 +209,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
         " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count,"
-        " tail_uuid, tool, title FROM sessions WHERE kind='main' AND oneshot=0"
+        " tail_uuid, tool, title, project FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
     rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
@@ -221,6 +227,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             head_parent=r[9],
             tail_uuid=r[13],
             title=r[15],
+            project=r[16],
             builder_id=r[10],
             dirty=r[11],
             rank=rank,
@@ -230,16 +237,19 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     by_id = {s.id: s for s in sessions}
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
     first_with: dict[str, _S] = {}  # the first session with a head message id, or a title
+    old_in: dict[str | None, list[_S]] = {}  # each project's 1.0.x Claude Code sessions, in order
     for s in sessions:
         if s.head_msg:
             first_with.setdefault(s.head_msg, s)
         if s.tool == "opencode" and s.title:
             first_with.setdefault("title:" + s.title, s)
+        if s.tool == "claude" and s.version.startswith("1."):
+            old_in.setdefault(s.project, []).append(s)
     builder: dict[str, str] = {}
     forked: dict[str, str] = {}
     fork_of: dict[str, str] = {}
     for s in sessions:  # in order, so what a session continues is already placed
-        src, how = _link(c, s, by_id, continued_from, first_with)
+        src, how = _link(c, s, by_id, continued_from, first_with, old_in)
         if src is not None and how == "continue" and src in builder:
             builder[s.id] = builder[src]
         else:

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
+from lazy.capture.reread import reread
 from lazy.model import QuarantineInfo
 from lazy.store import Store, StoreError
 from lazy.store.db import explain
@@ -106,8 +107,15 @@ def is_tty() -> bool:
 def open_store() -> Iterator[Store]:
     try:
         store = Store.open()
-        # Captures interrupted before they regrouped (a killed hook, a crash) are finished
-        # here, so every surface shows every stored conversation.
+        # Sessions a reader change reads differently are re-derived from the raw archive
+        # (once), and captures interrupted before they regrouped (a killed hook, a crash)
+        # are finished here, so every surface shows every stored conversation as read today.
+        for sid, why in reread(store).failed:
+            print(
+                f"lazy: session {sid} could not be re-read from the store's raw archive"
+                f" ({why}); it is shown as stored",
+                file=sys.stderr,
+            )
         refresh(store)
     except StoreError as e:
         raise click.ClickException(str(e)) from e

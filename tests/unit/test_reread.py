@@ -15,6 +15,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cli_support import lazy
 from lazy.capture.live import PerThread
 from lazy.capture.reread import READER_VERSION, reread
@@ -133,28 +135,6 @@ def test_the_step_is_recorded_and_not_taken_again(tmp_path: Path) -> None:
         assert reread(store).rederived == []
 
 
-def test_a_session_whose_archive_fails_is_left_as_stored(tmp_path: Path) -> None:
-    """A damaged archive stops neither the others nor the open: the session keeps its rows,
-    the failure is in the capture log, and the step is recorded."""
-    home = old_store(tmp_path / "lazy")
-    with Store.open(home) as store:
-        with store.write() as c:
-            c.execute(
-                "UPDATE raw_chunks SET data=x'00' WHERE file_id IN"
-                " (SELECT id FROM source_files WHERE session_id=?)",
-                (CONTINUED,),
-            )
-        before = message_ids(home, CONTINUED)
-        done = reread(store)
-        assert done.rederived == [] and [sid for sid, _ in done.failed] == [CONTINUED]
-        assert message_ids(home, CONTINUED) == before
-        logged = store.conn.execute(
-            "SELECT level, session_id, code FROM capture_log WHERE session_id=?", (CONTINUED,)
-        ).fetchall()
-        assert len(logged) == 1 and logged[0][:2] == ("warning", CONTINUED) and logged[0][2]
-        assert reread(store).failed == []  # recorded: not tried on every open
-
-
 def test_live_capture_rereads_on_its_first_connection(tmp_path: Path) -> None:
     """The sidecar and the daemon open the store through PerThread: the first connection
     re-reads, before any request or sweep reads it."""
@@ -167,19 +147,34 @@ def test_live_capture_rereads_on_its_first_connection(tmp_path: Path) -> None:
         store.close()
 
 
-def test_a_reread_that_would_drop_a_message_is_not_taken(tmp_path: Path) -> None:
-    """Re-reading only rewrites: a session holding a message its archive no longer gives
-    keeps every row (dropping is the doctor's, after a preview)."""
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (
+            "UPDATE raw_chunks SET data=x'00' WHERE file_id IN"
+            " (SELECT id FROM source_files WHERE session_id=?)",
+            "ZstdError",
+        ),
+        (
+            # a message its archive no longer gives: dropping it is the doctor's, previewed
+            "INSERT INTO messages(session_id, key, seq, role, kinds, text, uuids)"
+            " VALUES (?, 'kept-elsewhere', 99, 'user', 'text', 'only in the store', '[]')",
+            "would drop 1 stored message(s)",
+        ),
+    ],
+    ids=["damaged-archive", "would-drop-a-message"],
+)
+def test_a_session_not_reread_keeps_its_rows(tmp_path: Path, damage: str, why: str) -> None:
+    """Re-reading only rewrites what the archive gives back whole: otherwise the session
+    keeps its rows, the user is told (stderr, capture log) once, and the step is recorded."""
     home = old_store(tmp_path / "lazy")
-    with Store.open(home) as store:
-        with store.write() as c:
-            c.execute(
-                "INSERT INTO messages(session_id, key, seq, role, kinds, text, uuids)"
-                " VALUES (?, 'kept-elsewhere', 99, 'user', 'text', 'only in the store', '[]')",
-                (CONTINUED,),
-            )
-        before = message_ids(home, CONTINUED)
-        done = reread(store)
-        assert done.rederived == [] and [sid for sid, _ in done.failed] == [CONTINUED]
-        assert "drop 1 stored message" in done.failed[0][1]
-        assert message_ids(home, CONTINUED) == before
+    with Store.open(home) as store, store.write() as c:
+        c.execute(damage, (CONTINUED,))
+    before = message_ids(home, CONTINUED)
+    first = lazy("conversations", "--all-projects", "--json", cwd=tmp_path)
+    assert CONTINUED in first.stderr and why in first.stderr, first.stderr
+    assert message_ids(home, CONTINUED) == before
+    logged = rows(home, "SELECT level, code FROM capture_log WHERE session_id=?", CONTINUED)
+    assert len(logged) == 1 and logged[0][0] == "warning" and logged[0][1], logged
+    again = lazy("conversations", "--all-projects", "--json", cwd=tmp_path)
+    assert CONTINUED not in again.stderr  # recorded: not tried on every open

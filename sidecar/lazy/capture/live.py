@@ -88,7 +88,9 @@ class PerThread:
             try:  # the sessions a reader change reads differently, re-derived once
                 for sid, why in reread(store).failed:
                     log.warning(
-                        "session %s could not be re-read from the raw archive: %s", sid, why
+                        "session %s was not re-read from the raw archive after an upgrade: %s",
+                        sid,
+                        why,
                     )
             except StoreError as e:  # the store is busy or failing: the next process tries
                 log.warning("stored sessions not re-read after a reader change: %s", e)

@@ -26,10 +26,9 @@ from lazy.store.db import now_iso
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A reader change: what it reads differently, and the query selecting the main session
-    ids whose stored rows the reader before it wrote differently."""
+    """A reader change: the query selecting the main session ids whose stored rows the
+    reader before it wrote differently."""
 
-    what: str
     sessions: str
     args: tuple[str, ...] = ()
 
@@ -41,7 +40,6 @@ REREADS: tuple[Change, ...] = (
     # _unflagged_harness), and such a file joins the Builder it continues. Before, the
     # summary was stored as the session's first message, a plain user one.
     Change(
-        "Claude Code 1.0.x replays of a compaction: the summary and caveat are harness text",
         "SELECT s.id FROM sessions s JOIN messages m ON m.id ="
         # its first message: one seek of messages_placing (a session's messages are all in
         # its Builder, or all unplaced before it was ever grouped)
@@ -97,7 +95,9 @@ def reread(store: Store) -> Reread:
                 raise  # the store itself failed: nothing is recorded, the next open tries again
             except Exception as e:  # this session's archive: the others still go ahead
                 c.execute("ROLLBACK TO reread")
-                out.failed.append((sid, f"{type(e).__name__}: {e}"))
+                out.failed.append(
+                    (sid, str(e) if isinstance(e, _Loses) else f"{type(e).__name__}: {e}")
+                )
                 c.execute(
                     "INSERT INTO capture_log(at, level, session_id, reason, code, detail)"
                     " VALUES (?, 'warning', ?, ?, ?, ?)",

@@ -112,8 +112,8 @@ def open_store() -> Iterator[Store]:
         # are finished here, so every surface shows every stored conversation as read today.
         for sid, why in reread(store).failed:
             print(
-                f"lazy: session {sid} could not be re-read from the store's raw archive"
-                f" ({why}); it is shown as stored",
+                f"lazy: session {sid} was not re-read from the store's raw archive after"
+                f" an upgrade ({why}); it is shown as stored",
                 file=sys.stderr,
             )
         refresh(store)

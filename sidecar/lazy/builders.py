@@ -10,6 +10,9 @@ store's entry DAG, so stored conversations regroup without a re-import:
   fork: a Builder of its own, linked to the one it came from;
 - a session whose first entry repeats another session's uuid is a copy of it: a 1.0.x
   resume (continues it) or, from 2.x on, a fork;
+- a 1.0.x session that opens by replaying a compaction summary (``-p --continue`` or
+  ``--resume`` after a /compact copies the conversation from the summary on, with fresh
+  uuids) continues the nearest earlier session of its project that holds that summary;
 - a session whose first entry's parent lies in another session continues it when that
   parent was the other's leaf, and forks it when the parent lies mid-conversation;
 - a compaction boundary whose logical parent lies in another session continues it.
@@ -28,13 +31,18 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from lazy.sources.claude import said
+from lazy.sources.claude import is_compact_summary, said
 from lazy.store import Store
+from lazy.store.archive import decompress
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
-JOIN_VERSION = 4
+JOIN_VERSION = 5
 _FORK_TITLE = re.compile(r"^(.*) \(fork #\d+\)$")
+
+
+# a message as a 1.0.x replay repeats it: role, words, block kinds, blocks (tool content)
+_Said = tuple[str, str, str, bytes | None]
 
 
 @dataclass(slots=True)
@@ -52,6 +60,7 @@ class _S:
     head_parent: str | None
     tail_uuid: str | None
     title: str | None
+    project: str | None
     builder_id: str | None
     dirty: int
     rank: int = 0
@@ -68,12 +77,36 @@ def _owners(c: sqlite3.Connection, uuid: str, exclude: str) -> list[str]:
     ]
 
 
+def _compaction_replayed(
+    c: sqlite3.Connection, s: _S, old_in: dict[str | None, list[_S]]
+) -> str | None:
+    """The session whose compaction a 1.0.x session opens by replaying: the nearest earlier
+    1.0.x session of the same project holding that summary (its words are the model's, and
+    a ``--continue`` takes the project's latest session)."""
+    earlier = [o for o in old_in.get(s.project, []) if o.rank < s.rank]
+    if not earlier:
+        return None
+    first = c.execute(
+        "SELECT meta, text FROM messages WHERE session_id=? ORDER BY seq LIMIT 1", (s.id,)
+    ).fetchone()
+    if first is None or not first[0] or not is_compact_summary(first[1]):
+        return None
+    for o in reversed(earlier):
+        if c.execute(
+            "SELECT 1 FROM messages WHERE session_id=? AND meta=1 AND text=? LIMIT 1",
+            (o.id, first[1]),
+        ).fetchone():
+            return o.id
+    return None
+
+
 def _link(
     c: sqlite3.Connection,
     s: _S,
     by_id: dict[str, _S],
     continued_from: dict[str, str],
     first_with: dict[str, _S],
+    old_in: dict[str | None, list[_S]],
 ) -> tuple[str | None, str]:
     """(the session ``s`` is joined to, "continue" | "fork"), or (None, "root")."""
     if s.id in continued_from:
@@ -97,6 +130,8 @@ def _link(
         first = first_with.get(s.head_msg)
         if first is not None and first.rank < s.rank:
             return first.id, "continue"
+    if s.version.startswith("1.") and (src := _compaction_replayed(c, s, old_in)) is not None:
+        return src, "continue"
 
     def earlier(ids: list[str]) -> str | None:
         cands = [by_id[i] for i in ids if i in by_id and by_id[i].rank < s.rank]
@@ -174,7 +209,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     rows = c.execute(
         "SELECT id, COALESCE(started_at, ''), COALESCE(version, ''), clear_start, continued_in,"
         " copied_from, forked, head_msg, head_uuid, head_parent, builder_id, dirty, message_count,"
-        " tail_uuid, tool, title FROM sessions WHERE kind='main' AND oneshot=0"
+        " tail_uuid, tool, title, project FROM sessions WHERE kind='main' AND oneshot=0"
     ).fetchall()
     rows.sort(key=lambda r: (r[1], r[5] is not None, r[12], r[0]))
     sessions = [
@@ -192,6 +227,7 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
             head_parent=r[9],
             tail_uuid=r[13],
             title=r[15],
+            project=r[16],
             builder_id=r[10],
             dirty=r[11],
             rank=rank,
@@ -201,16 +237,19 @@ def _regroup(c: sqlite3.Connection) -> set[str]:
     by_id = {s.id: s for s in sessions}
     continued_from = {s.continued_in: s.id for s in sessions if s.continued_in}
     first_with: dict[str, _S] = {}  # the first session with a head message id, or a title
+    old_in: dict[str | None, list[_S]] = {}  # each project's 1.0.x Claude Code sessions, in order
     for s in sessions:
         if s.head_msg:
             first_with.setdefault(s.head_msg, s)
         if s.tool == "opencode" and s.title:
             first_with.setdefault("title:" + s.title, s)
+        if s.tool == "claude" and s.version.startswith("1."):
+            old_in.setdefault(s.project, []).append(s)
     builder: dict[str, str] = {}
     forked: dict[str, str] = {}
     fork_of: dict[str, str] = {}
     for s in sessions:  # in order, so what a session continues is already placed
-        src, how = _link(c, s, by_id, continued_from, first_with)
+        src, how = _link(c, s, by_id, continued_from, first_with, old_in)
         if src is not None and how == "continue" and src in builder:
             builder[s.id] = builder[src]
         else:
@@ -305,20 +344,26 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
             ).fetchall()
         )
         # 1.0.x -p resumes replay the earlier chain with fresh uuids: their leading
-        # messages repeat the Builder so far (same replies by id, same prompts by words)
+        # messages repeat the Builder so far (same replies by id, same prompts and tool
+        # output by content), from its start or from the compaction summary they open with
         replays = any(versions.get(sid, "").startswith("1.") for sid in sessions[1:])
-        so_far: list[tuple[str, str, str]] = []
+        so_far: list[_Said] = []
+        # tool content only matters (and is only unpacked) where a replay is to be matched
+        blocks_col = "blocks" if replays else "NULL"
         for i, sid in enumerate(sessions):
             matching = replays and i > 0 and versions.get(sid, "").startswith("1.")
-            pos = 0
-            for mid, key, was_builder, was_number, role, text, kinds in c.execute(
-                "SELECT id, key, builder_id, number, role, text, kinds FROM messages"
-                " WHERE session_id=? ORDER BY seq",
+            pos: int | None = None  # where in the Builder so far the replay has got to
+            for mid, key, was_builder, was_number, role, text, kinds, blocks in c.execute(
+                "SELECT id, key, builder_id, number, role, text, kinds,"
+                f" {blocks_col} FROM messages WHERE session_id=? ORDER BY seq",
                 (sid,),
             ).fetchall():
                 dup = key in seen  # a copy of an earlier file's message, by its id
+                content: _Said = (role, text, kinds, decompress(blocks) if blocks else None)
                 if matching:
-                    if dup or (pos < len(so_far) and so_far[pos] == (role, text, kinds)):
+                    if pos is None:
+                        pos = _replay_start(so_far, content)
+                    if dup or (pos < len(so_far) and so_far[pos] == content):
                         dup, pos = True, pos + 1
                     else:
                         matching = False
@@ -328,7 +373,7 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
                     count += 1
                     number = count
                     if replays:
-                        so_far.append((role, text, kinds))
+                        so_far.append(content)
                 if (was_builder, was_number) != (bid, number):  # write only what changed
                     updates.append((bid, number, mid))
         c.executemany("UPDATE messages SET builder_id=?, number=? WHERE id=?", updates)
@@ -341,6 +386,17 @@ def _renumber(c: sqlite3.Connection, bid: str, *, whole: bool) -> None:
         ).fetchone()[0]
         _number(c, bid, sid, int(top))
     _summarize(c, bid, sessions, count)
+
+
+def _replay_start(so_far: list[_Said], first: _Said) -> int:
+    """Where a 1.0.x replay opening with ``first`` starts in the Builder so far: at its
+    start, or, when it opens with a compaction summary, at the latest copy of that summary
+    (the replay runs from the last compaction on)."""
+    if first[0] == "system" and is_compact_summary(first[1]):
+        for at in range(len(so_far) - 1, -1, -1):
+            if so_far[at] == first:
+                return at
+    return 0
 
 
 def _number(c: sqlite3.Connection, bid: str, sid: str, after: int) -> int:

@@ -108,6 +108,7 @@ class ScenarioCache(ScenarioPool[ScenarioRun]):
         "compact_print",
         "resume",
         "v1_0_resume_tui",
+        "v1_0_compact_continue",
         "v1_0_resume",
     )
     retry_failed = True

@@ -34,7 +34,7 @@ from driver import (
     reply_text,
     scenario_tools,
 )
-from fake_anthropic import WARMUP_TEXT, Rule, text, tool_use
+from fake_anthropic import WARMUP_TEXT, Block, Rule, text, tool_use
 
 JsonDict = dict[str, Any]
 
@@ -232,19 +232,23 @@ def _in_input_box(tmux: Tmux, text: str) -> bool:
 
 
 def _submit(tmux: Tmux, text: str, answered: Callable[[], bool], timeout: float = 60) -> None:
-    """Press Enter until the prompt leaves the input box: 1.0.x drops an Enter that arrives
-    while its start-up side calls are still being handled (seen in CI, not locally)."""
+    """Press Enter until the fake is asked: 1.0.x drops an Enter that arrives while its
+    start-up side calls are still being handled (seen in CI, not locally). Enter is pressed
+    again only while the prompt still sits in the input box, and a box that looks empty once
+    ends nothing: a redraw can hide the prompt for a moment (seen under load)."""
     deadline = time.monotonic() + timeout
+    tmux.keys("Enter")
     while True:
-        tmux.keys("Enter")
         try:
-            poll(lambda: answered() or not _in_input_box(tmux, text), 5, "the prompt to be sent")
+            poll(answered, 5, "the fake to answer the typed prompt")
+            return
         except ScenarioError:
             if time.monotonic() > deadline:
-                raise
-            continue
-        break
-    poll(answered, max(1.0, deadline - time.monotonic()), "the fake to answer the typed prompt")
+                raise ScenarioError(
+                    f"timed out after {timeout:.0f}s waiting for the fake to answer {text!r}"
+                ) from None
+        if _in_input_box(tmux, text):
+            tmux.keys("Enter")
 
 
 def scenario_resume_tui(s: Session) -> None:
@@ -282,6 +286,199 @@ def scenario_resume_tui(s: Session) -> None:
         s.observed["resume_copy"] = copy_facts(session_file(s, ids[0]), session_file(s, ids[1]))
     _observe_files(s)
     s.expect = one_builder(set(ids), [(p1, r1), (p2, r2)])
+
+
+def _tui_turn(
+    s: Session, tmux: Tmux, prompt: str, reply: list[Block], last: str | None = None
+) -> Turn:
+    """One typed prompt in the 1.0.x TUI, answered by the fake; done when ``last`` (default:
+    the reply's text) is in the transcript and the input box is idle again."""
+    rule = s.script_reply(prompt, reply)
+    before = len(s.api.records)
+    tmux.type(prompt)
+    poll(lambda: prompt in _screen(tmux), 15, "the prompt in the input box")
+    try:
+        _submit(tmux, prompt, lambda: rule.used > 0)
+    except ScenarioError:
+        s.notes.append(f"keys sent: {tmux.log[-30:]}; api: {[r['kind'] for r in s.api.records]}")
+        raise
+    done = last or reply_text(reply)
+    poll(lambda: done in s.sb.transcript_text(), 60, f"{done!r} in the transcript")
+    _wait_tui_idle(tmux)
+    replies = [r for r in s.api.records[before:] if r["kind"] in ("main", "unscripted")]
+    turn = Turn("tmux", prompt, [_reply_summary(r) for r in replies], replies[0].get("session_id"))
+    s.turns.append(turn)
+    return turn
+
+
+def _wait_tui_idle(tmux: Tmux, timeout: float = 60) -> None:
+    """The 1.0.x input box is drawn and nothing runs ("esc to interrupt" is gone)."""
+
+    def idle() -> bool:
+        screen = _screen(tmux)
+        boxed = any(line.startswith("│ >") for line in screen.splitlines())
+        return boxed and "esc to interrupt" not in screen
+
+    poll(idle, timeout, "an idle 1.0.x input box")
+
+
+def _tui_exit(s: Session, tmux: Tmux) -> None:
+    tmux.type("/exit")
+    poll(lambda: "/exit" in _screen(tmux), 15, "/exit in the input box")
+    tmux.keys("Enter")
+    try:
+        poll(lambda: not tmux.alive(), 20, "claude to exit")
+    except ScenarioError:
+        s.notes.append("/exit did not end the interactive session; its tmux server was killed")
+    tmux.kill()
+    s.tmux = None
+
+
+def _flags(obj: JsonDict) -> list[str]:
+    return sorted(k for k in ("isMeta", "isCompactSummary", "requestId") if k in obj)
+
+
+def compact_replay_facts(earlier: Path, later: Path) -> JsonDict:
+    """How ``later`` (a 1.0.x ``-p --continue`` file) repeats ``earlier`` (a TUI session
+    that ran ``/compact``): which of its leading lines repeat which of earlier's, by content."""
+    before = [o for o in read_lines(earlier) if o.get("uuid")]
+    after = [o for o in read_lines(later) if o.get("uuid")]
+    sigs = [signature(o) for o in before]
+    summary_at = next(
+        (i for i, o in enumerate(before) if o.get("isCompactSummary")), None
+    )  # the compaction summary: where the replay starts
+    lines: list[JsonDict] = []
+    cursor = 0  # an assistant reply's blocks share one signature: match them in order
+    for o in after:
+        sig = signature(o)
+        at = next((i for i in range(cursor, len(sigs)) if sigs[i] == sig), None)
+        if at is None and sig in sigs:
+            at = sigs.index(sig)
+        cursor = at + 1 if at is not None else cursor
+        orig = before[at] if at is not None else {}
+        lines.append(
+            {
+                "type": o.get("type"),
+                "text": content_text(o)[:80],
+                "repeats_line": at,  # index among earlier's entries, None: new
+                "same_uuid": at is not None and o.get("uuid") == orig.get("uuid"),
+                "same_timestamp": at is not None and o.get("timestamp") == orig.get("timestamp"),
+                "flags": _flags(o),
+                "original_flags": _flags(orig) if at is not None else None,
+                "string_content": isinstance((o.get("message") or {}).get("content"), str),
+                "parent_is_previous_line": bool(lines)
+                and o.get("parentUuid") == after[len(lines) - 1].get("uuid"),
+                "parent_null": o.get("parentUuid") is None,
+                "session_id": "this" if o.get("sessionId") == later.stem else o.get("sessionId"),
+            }
+        )
+    replayed = [x["repeats_line"] for x in lines if x["repeats_line"] is not None]
+    uuids = {o["uuid"] for o in before}
+    return {
+        "earlier_entries": len(before),
+        "compact_summary_line": summary_at,
+        "compact_boundaries": sum(1 for o in before if o.get("subtype") == "compact_boundary"),
+        "replayed_lines": replayed,
+        "replay_is_suffix_from_summary": summary_at is not None
+        and replayed == list(range(summary_at, len(before))),
+        "replay_timestamps": sorted(
+            {
+                str(o.get("timestamp"))
+                for o, x in zip(after, lines, strict=True)
+                if x["repeats_line"] is not None
+            }
+        ),
+        "lines": lines,
+        "summary_lines": [
+            {
+                "leaf_in_earlier": o.get("leafUuid") in uuids,
+                "leaf_is_earlier_tail": o.get("leafUuid") == before[-1]["uuid"],
+            }
+            for o in read_lines(later)
+            if o.get("type") == "summary"
+        ],
+        "other_links": sorted(
+            {
+                k
+                for o in after
+                for k in ("logicalParentUuid", "forkedFrom", "requestSessionId")
+                if k in o
+            }
+        ),
+    }
+
+
+def scenario_compact_continue(s: Session) -> None:
+    """The 1.0.x TUI: two turns, ``/compact <instructions>``, a turn running the Bash tool,
+    ``/exit``; then ``claude -p --continue`` with a new prompt. 1.0.x writes that into a new
+    file which first replays the conversation from the compaction on (fresh uuids)."""
+    tmux = Tmux(s.sb.root / "tmux.sock")
+    s.tmux = tmux
+    tmux.start(list(s.sb.claude), s.sb.project, s.sb.env())
+    tmux.wait_screen(r"^│\s>\s", timeout=60)
+    p1, r1 = f"First typed prompt ({s.token('p')})", [text(s.token("reply"))]
+    _tui_turn(s, tmux, p1, r1)
+    p2, r2 = f"Second typed prompt ({s.token('p')})", [text(s.token("reply"))]
+    _tui_turn(s, tmux, p2, r2)
+    focus = "keep the focus on deploys"
+    compactions = sum(1 for r in s.api.records if r["kind"] == "side:compact")
+    tmux.type(f"/compact {focus}")
+    poll(lambda: focus in _screen(tmux), 15, "/compact in the input box")
+    _submit(
+        tmux,
+        focus,
+        lambda: sum(1 for r in s.api.records if r["kind"] == "side:compact") > compactions,
+    )
+    tmux.wait_screen(r"Compacted", timeout=60)
+    poll(lambda: "isCompactSummary" in s.sb.transcript_text(), 30, "the compaction on disk")
+    _wait_tui_idle(tmux)
+    p3 = f"Run a command after compaction ({s.token('p')})"
+    bash_id = "toolu_lazy_bash_0001"
+    r3 = [
+        text(f"Running it ({s.token('pre')})."),
+        tool_use(bash_id, "Bash", {"command": "echo lazy-bash-ok", "description": "Print ok"}),
+    ]
+    final = [text(s.token("final"))]
+    s.api.add(Rule("compact:final", final, tool_result_for=bash_id))
+    _tui_turn(s, tmux, p3, r3, last=reply_text(final))
+    _tui_exit(s, tmux)
+    tui_files = [p for p in s.sb.transcripts()]
+    if len(tui_files) != 1:
+        raise ScenarioError(f"the TUI session wrote {len(tui_files)} files: {tui_files}")
+    p4, r4 = f"Continued after the TUI ({s.token('p')})", [text(s.token("reply"))]
+    t4 = s.claude_print(p4, "--continue", via="continue", reply=r4)
+    ids = [str(t.session_id) for t in s.turns]
+    s.observed["session_ids"] = ids
+    s.observed["continue_new_session"] = str(t4.session_id) != tui_files[0].stem
+    if s.observed["continue_new_session"]:
+        s.observed["continue_replay"] = compact_replay_facts(
+            tui_files[0], session_file(s, str(t4.session_id))
+        )
+    _observe_files(s)
+    s.expect = {
+        "builders": [
+            {
+                "session_ids": sorted(set(ids)),
+                "summary": p1,
+                "exact": True,
+                "messages": [
+                    msg("user", p1),
+                    msg("assistant", reply_text(r1)),
+                    msg("user", p2),
+                    msg("assistant", reply_text(r2)),
+                    msg("user", f"/compact {focus}"),
+                    msg("user", p3),
+                    msg("assistant", reply_text(r3)),
+                    msg("assistant", reply_text(final)),
+                    msg("user", p4),
+                    msg("assistant", reply_text(r4)),
+                ],
+                "tool_results": ["lazy-bash-ok"],
+                "last_user": p4,
+            }
+        ],
+        "ignored_oneshots": 0,
+    }
 
 
 def scenario_tools_old(s: Session) -> None:
@@ -469,6 +666,7 @@ OLD_SCENARIOS: dict[str, OldScenario] = {
     "v1_0_tools": OldScenario(V1_0, scenario_tools_old),
     "v1_0_subagent": OldScenario(V1_0, scenario_subagents),
     "v1_0_hooked": OldScenario(V1_0, scenario_hooked),
+    "v1_0_compact_continue": OldScenario(V1_0, scenario_compact_continue, interactive=True),
     "v2_0_resume": OldScenario(V2_0, scenario_resume_continue),
     "v2_0_tools": OldScenario(V2_0, scenario_tools_old),
     "v2_0_subagent": OldScenario(V2_0, scenario_subagents),

@@ -319,6 +319,41 @@ def test_v2_0_synthetic_no_response_is_not_a_reply(
     assert not hits, f"synthetic entries shown as replies:\n{render(hits)}"
 
 
+@pytest.mark.scenario("v1_0_compact_continue")
+def test_v1_0_continue_after_compact_joins_without_the_replay(
+    scenario: ScenarioRun, imported: Imported
+) -> None:
+    """1.0.x ``-p --continue`` after a TUI ``/compact``: a new file that replays the
+    conversation from the compaction summary on (fresh uuids, isMeta/isCompactSummary
+    dropped), then the new prompt. One Builder; the replayed turns are not numbered again."""
+    seen = scenario.script["observed"]
+    replay = seen["continue_replay"]
+    assert seen["continue_new_session"] and replay["replay_is_suffix_from_summary"], replay
+    assert not any(line["same_uuid"] for line in replay["lines"]), replay
+    (exp,) = expected_builders(scenario)
+    (b,) = imported.builders  # not two: the continue file is not a conversation of its own
+    assert sorted(b["session_ids"]) == exp["session_ids"], describe(imported)
+    assert_summary(b, exp["summary"])
+    messages = imported.shown[b["id"]]["messages"]
+    assert [m["number"] for m in messages] == list(range(1, len(messages) + 1)), render(messages)
+    continued = str(scenario.script["turns"][-1]["session_id"])
+    by_session = [m["session_id"] for m in messages]
+    # the TUI file's messages, then only what the continue added: its prompt and the answer
+    assert by_session == sorted(by_session, key=lambda sid: sid == continued), render(messages)
+    added = [m for m in messages if m["session_id"] == continued]
+    assert [(m["role"], m["text"]) for m in added] == [
+        (e["role"], e["text"]) for e in exp["messages"][-2:]
+    ], render(messages)
+    for text in [e["text"] for e in exp["messages"]] + ["lazy-bash-ok"]:
+        hits = [m for m in messages if text in str(m.get("text") or "")]
+        assert len(hits) == 1, f"{text!r} is {len(hits)} messages\n{render(messages)}"
+    summaries = [m for m in messages if "being continued from a previous" in m["text"]]
+    assert [m["role"] for m in summaries] == ["system"], render(summaries)
+    users = [m for m in messages if m["role"] == "user"]
+    assert users[-1]["text"] == exp["last_user"], render(messages)
+    assert b["message_count"] == len(messages)
+
+
 @pytest.mark.scenario("v2_0_fork")
 def test_v2_0_fork_is_its_own_builder(scenario: ScenarioRun, imported: Imported) -> None:
     original_exp, fork_exp = expected_builders(scenario)

@@ -27,8 +27,9 @@ import watchfiles
 from lazy.capture.discovery import discover_tool, roots_of
 from lazy.capture.importer import plan, run_import
 from lazy.capture.pipeline import capture_file
+from lazy.capture.reread import reread
 from lazy.index.indexer import SearchIndex
-from lazy.store import Store
+from lazy.store import Store, StoreError
 
 log = logging.getLogger("lazy.capture.live")
 
@@ -84,6 +85,15 @@ class PerThread:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
             store = self._local.store = Store.open(self.home, cache_mib=self.cache_mib)
+            try:  # the sessions a reader change reads differently, re-derived once
+                for sid, why in reread(store).failed:
+                    log.warning(
+                        "session %s was not re-read from the raw archive after an upgrade: %s",
+                        sid,
+                        why,
+                    )
+            except StoreError as e:  # the store is busy or failing: the next process tries
+                log.warning("stored sessions not re-read after a reader change: %s", e)
         return store
 
     def index(self) -> SearchIndex:

@@ -459,6 +459,19 @@ def rederive(store: Store, session_id: str) -> int:
     return added
 
 
+def stored_keys(c: sqlite3.Connection, session_id: str) -> set[tuple[str, str]]:
+    """The session's stored messages (and its subagents'), by their identity: what a
+    re-derivation must give back for it to lose nothing."""
+    return {
+        (r[0], r[1])
+        for r in c.execute(
+            "SELECT session_id, key FROM messages WHERE session_id IN"
+            " (SELECT id FROM sessions WHERE id = ? OR parent_session_id = ?)",
+            (session_id, session_id),
+        )
+    }
+
+
 def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
     """:func:`rederive` inside a write transaction the caller holds, without the regrouping
     (the caller regroups once, after every session it re-derives)."""

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from lazy.builders import refresh
 from lazy.capture.projects import project_of
+from lazy.capture.reread import reread
 from lazy.cli.output import emit_json as emit_json
 from lazy.cli.output import err as err
 from lazy.cli.output import out as out
@@ -97,8 +98,15 @@ def is_tty() -> bool:
 def open_store() -> Iterator[Store]:
     try:
         store = Store.open()
-        # Captures interrupted before they regrouped (a killed hook, a crash) are finished
-        # here, so every surface shows every stored conversation.
+        # Sessions a reader change reads differently are re-derived from the raw archive
+        # (once), and captures interrupted before they regrouped (a killed hook, a crash)
+        # are finished here, so every surface shows every stored conversation as read today.
+        for sid, why in reread(store).failed:
+            print(
+                f"lazy: session {sid} was not re-read from the store's raw archive after"
+                f" an upgrade ({why}); it is shown as stored",
+                file=sys.stderr,
+            )
         refresh(store)
     except StoreError as e:
         raise click.ClickException(str(e)) from e

@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from lazy.builders import refresh_in
-from lazy.capture.pipeline import rederive_in
+from lazy.capture.pipeline import rederive_in, stored_keys
 from lazy.doctor.context import Context
 from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check
@@ -83,18 +83,6 @@ def _suspects(c: sqlite3.Connection) -> list[str]:
     ]
 
 
-def _keys(c: sqlite3.Connection, sid: str) -> set[tuple[str, str]]:
-    """The session's stored messages (and its subagents'), by their identity."""
-    return {
-        (r[0], r[1])
-        for r in c.execute(
-            "SELECT session_id, key FROM messages WHERE session_id IN"
-            " (SELECT id FROM sessions WHERE id = ? OR parent_session_id = ?)",
-            (sid, sid),
-        )
-    }
-
-
 def survey_in(c: sqlite3.Connection) -> Survey:
     """What cleaning would do, tried in the caller's write transaction and rolled back."""
     out = Survey()
@@ -106,7 +94,7 @@ def survey_in(c: sqlite3.Connection) -> Survey:
         row = c.execute("SELECT builder_id FROM sessions WHERE id=?", (sid,)).fetchone()
         if row is not None and row[0] is not None:
             owner[sid] = row[0]
-    before = {sid: _keys(c, sid) for sid in owner}
+    before = {sid: stored_keys(c, sid) for sid in owner}
     redact = redactor()  # the summaries are listed to the user
     found: dict[str, Scaffolded] = {}
     members: dict[str, list[str]] = {}  # every session of the Builder, subagents' too
@@ -138,7 +126,7 @@ def survey_in(c: sqlite3.Connection) -> Survey:
                 continue
             finally:
                 c.execute("RELEASE doctor_session")
-            dropped = len(before[sid] - _keys(c, sid))
+            dropped = len(before[sid] - stored_keys(c, sid))
             if dropped:
                 found[bid].drops += dropped
                 found[bid].sessions.append(sid)

@@ -26,6 +26,7 @@ from typing import Any
 from lazy.ask import engine, paths
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError, OneShotTimeout
 from lazy.ask.proxy import AuditLog, Credential, CredentialProxy
+from lazy.private import private_dir
 from lazy.records import ONESHOT_MARKER
 
 BOUND_SECONDS = 600.0  # ten minutes: a one-shot is one model call, so only a hang gets there
@@ -188,7 +189,7 @@ class DockerRunner:
         container = None
         try:
             state = paths.state_dir(self.project)
-            state.mkdir(parents=True, exist_ok=True)
+            private_dir(state, within=paths.base_dir())
             (run_dir / "prompt").write_text(f"{ONESHOT_MARKER}\n\n{prompt}", encoding="utf-8")
             proxy = CredentialProxy(
                 run_dir / "proxy.sock",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lazy.capture import daemon, hooks
-from lazy.doctor import capture, housekeeping, scaffolding, store, system
+from lazy.doctor import capture, housekeeping, privacy, scaffolding, store, system
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
 from lazy.model import DoctorReport, HealthCheck
@@ -22,6 +22,7 @@ CheckFn = Callable[[Context], Check]
 CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (store.STORE, store.store_check),
     (store.INDEX, store.index_check),
+    (privacy.TITLE, privacy.privacy_check),
     (capture.TITLE, capture.capture_check),
     # capture without VS Code: the hooks, the daemon
     ("Claude Code hooks installed", lambda ctx: hooks.check()),

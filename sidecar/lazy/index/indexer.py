@@ -25,6 +25,7 @@ import tantivy
 
 from lazy.index.documents import TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
+from lazy.private import open_private, private_dir, tighten
 from lazy.procs import pid_alive
 from lazy.store import Store
 
@@ -89,7 +90,11 @@ def ready(home: Path) -> bool:
 
 def _stamp(path: Path, *, filled: bool) -> None:
     tmp = path / (STAMP + ".tmp")
-    tmp.write_bytes(orjson.dumps({"schema": SCHEMA_VERSION, "filled": filled}))
+    fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, orjson.dumps({"schema": SCHEMA_VERSION, "filled": filled}))
+    finally:
+        os.close(fd)
     tmp.replace(path / STAMP)
 
 
@@ -100,7 +105,7 @@ def _open(path: Path) -> tantivy.Index:
 
 
 def _create(path: Path) -> tantivy.Index:
-    path.mkdir(parents=True, exist_ok=True)
+    private_dir(path)
     index = tantivy.Index(build_schema(), path=str(path), reuse=False)
     register(index)
     _stamp(path, filled=False)
@@ -175,7 +180,9 @@ class SearchIndex:
     # -- writing ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _writer(self, index: tantivy.Index | None = None) -> Iterator[Any]:
+    def _writer(
+        self, index: tantivy.Index | None = None, path: Path | None = None
+    ) -> Iterator[Any]:
         try:
             writer = (index or self.index).writer(WRITER_HEAP, WRITER_THREADS)
         except ValueError as e:
@@ -185,6 +192,10 @@ class SearchIndex:
         finally:
             with contextlib.suppress(Exception):
                 writer.wait_merging_threads()  # also drops the writer and its lock
+            # Tantivy creates its segment and lock files 0666 & ~umask, and a umask is
+            # process-wide (see lazy.private): once its threads are done, they are made
+            # 0600 here. The index folder is 0700 meanwhile, so none is ever reachable.
+            tighten(path or self.path)
 
     def catch_up(self, store: Store, progress: Progress | None = None) -> int:
         """Index what the store changed since the last catch-up; 0 when another process
@@ -243,7 +254,7 @@ class SearchIndex:
         shutil.rmtree(fresh, ignore_errors=True)
         index = _create(fresh)
         upto = _queued_upto(store)
-        with self._writer(index) as writer:
+        with self._writer(index, fresh) as writer:
             done = _fill(store, writer, progress)
             writer.commit()
         _stamp(fresh, filled=True)

@@ -78,7 +78,8 @@ def recover_fix(path: Path) -> str:
     return (
         f"`lazy doctor --recover-store` copies what can still be read out of {path} into a new"
         " store, re-derives every conversation from the raw archive, and keeps the damaged"
-        " file beside it (never deleted)"
+        " file beside it (never deleted); then `lazy doctor --reimport-conversations --yes`"
+        " adds back what is still on disk"
     )
 
 

@@ -339,4 +339,5 @@ def _index(store: Store) -> None:
     ).fetchone()[0]
     if queued > INDEX_MAX:
         return
-    SearchIndex.open(store.home).catch_up(store)  # 0 when another process holds the writer
+    # 0 when another process holds the writer; checking the segments is left to the others
+    SearchIndex.open(store.home, verify=False).catch_up(store)

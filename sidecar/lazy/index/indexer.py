@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import tantivy
 
+from lazy.index import checksums
 from lazy.index.documents import TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, build_schema, register
 from lazy.private import open_private, private_dir, tighten
@@ -44,6 +45,41 @@ Progress = Callable[[int, int], None]  # (documents done, documents in all)
 
 class IndexBusy(Exception):
     """Another process holds the index's writer lock."""
+
+
+class IndexUnreadable(Exception):
+    """A read of the index failed midway (a damaged segment): its answers cannot be trusted,
+    and it is rebuilt from the store."""
+
+    def __init__(self, path: Path, e: BaseException):
+        super().__init__(
+            f"the search index {path} could not be read ({type(e).__name__}: {e});"
+            " run `lazy index rebuild` (it is rebuilt from the store, nothing is lost)"
+        )
+        self.path = path
+
+
+def tantivy_failed(e: BaseException) -> bool:
+    """``e`` is Tantivy failing, not the process being stopped: a damaged file makes it
+    raise ValueError or OSError, or panic (pyo3's PanicException is a BaseException)."""
+    return not isinstance(e, KeyboardInterrupt | SystemExit | GeneratorExit | MemoryError)
+
+
+def _damage(path: Path) -> str | None:
+    """Why the index at ``path`` cannot be used: it does not open, or a segment file is not
+    as Tantivy wrote it (which Tantivy itself does not notice: it answers from the damaged
+    bytes)."""
+    # checked first: a damaged segment can make Tantivy panic, and print its stack on stderr
+    bad = checksums.damaged(path)
+    if bad is not None:
+        return f"the index is damaged: {bad}"
+    try:
+        _open(path).searcher()
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        return f"the index could not be opened ({e})"
+    return None
 
 
 def _dir_size(path: Path) -> int:
@@ -120,10 +156,9 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
     if why is None and not _filled(path):
         why = "the index was never filled"
     if why is None:
-        try:
-            _open(path).searcher()
-        except Exception as e:  # Tantivy says "corrupt" in many ways
-            why = f"the index could not be opened ({e})"
+        why = _damage(path)
+    if why is None:
+        why = _miscounted(path, conn)
     lag = conn.execute(
         "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
         " + (SELECT COUNT(*) FROM tasks)"
@@ -131,6 +166,28 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
         else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
     ).fetchone()[0]
     return why, int(lag)
+
+
+def _miscounted(path: Path, conn: sqlite3.Connection) -> str | None:
+    """With nothing queued, the index holds one document per message placed in a Builder:
+    a different count means documents were lost or doubled (a damaged or stray segment)."""
+    if conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone() is not None:
+        return None  # what is queued accounts for any difference
+    stored = int(
+        conn.execute("SELECT COUNT(*) FROM messages WHERE builder_id IS NOT NULL").fetchone()[0]
+    )
+    index = _open(path)
+    query = _id_range(index.schema, 1, 2**62)
+    try:
+        found = index.searcher().search(query, 1, count=True)
+        indexed = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        return f"the index could not be read ({e})"
+    if indexed != stored:
+        return f"the index holds {indexed:,} message(s), the store {stored:,}"
+    return None
 
 
 class SearchIndex:
@@ -156,12 +213,18 @@ class SearchIndex:
         return self.index.searcher()
 
     @classmethod
-    def open(cls, home: Path) -> SearchIndex:
+    def open(cls, home: Path, *, verify: bool = True) -> SearchIndex:
         """The index under ``home``; one that is missing, damaged or of another schema is
-        started afresh (and filled from the store by the next catch-up)."""
+        started afresh (and filled from the store by the next catch-up). ``verify``: check
+        the segment files that changed since last checked (a hook leaves that to others)."""
         path = home / "index"
         _sweep(home)
         why = _stamp_ok(path)
+        if why is None and verify:
+            # before Tantivy reads them: a damaged segment can make it panic (its stack
+            # printed on stderr), or answer from the damaged bytes without a word
+            bad = checksums.damaged(path)
+            why = None if bad is None else f"the index is damaged: {bad}"
         if why is None:
             try:
                 index = _open(path)
@@ -169,7 +232,9 @@ class SearchIndex:
                 # started afresh by a process that did not get to fill it
                 unfilled = None if _filled(path) else "the index was never filled"
                 return cls(home, index, unfilled)
-            except Exception as e:  # Tantivy says "corrupt" in many ways
+            except BaseException as e:  # Tantivy says "corrupt" in many ways, panics too
+                if not tantivy_failed(e):
+                    raise
                 why = f"the index could not be opened ({e})"
         fresh = home / f"index.new-{os.getpid()}"
         shutil.rmtree(fresh, ignore_errors=True)

@@ -529,10 +529,8 @@ def doctor(
     if dry_run and yes:
         raise click.UsageError("--dry-run lists and stops; --yes applies: give one of them")
     if dry_run and (reimport or recover_store):
-        raise click.UsageError(
-            "--reimport-conversations and --recover-store preview on their own; --dry-run"
-            " goes with a clean or purge"
-        )
+        flag = "--reimport-conversations" if reimport else "--recover-store"
+        raise click.UsageError(f"{flag} previews on its own; --dry-run goes with a clean or purge")
     if recover_store:
         _recover(yes, as_json)
     elif reimport:

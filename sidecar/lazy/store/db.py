@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from lazy.private import Tightened, private_dir, tighten, touch_private, wide
-from lazy.store.integrity import SHOWN, quick_check, stamp, stamped, unstamp
+from lazy.store.integrity import SHOWN, identity, quick_check, stamp, stamped, unstamp
 from lazy.store.schema import SCHEMA_VERSION, migrate
 
 BUSY_TIMEOUT_MS = 60_000
@@ -220,6 +220,7 @@ class Store:
         self._bulk_tx: Bulk | None = None
         self._savepoints = 0
         self.checked = False  # passed quick_check (or its stamp): writes may go ahead
+        self._vouched: list[int] | None = None  # store.db as it was when it passed
         self.damaged: StoreError | None = None  # failed it: nothing is written
         self.tightened = Tightened()  # what opening it made private
 
@@ -314,6 +315,7 @@ class Store:
                 )
                 raise self.damaged
             stamp(self.home)
+        self._vouched = identity(self.path)
         self.checked = True
 
     def _error(self, e: sqlite3.Error | OSError) -> StoreError:
@@ -325,9 +327,13 @@ class Store:
         return err
 
     def close(self) -> None:
+        before = identity(self.path) if self.checked else None
         self.conn.close()
-        if self.checked and self.damaged is None:
-            # the file as this process's writes (and checkpoint on close) left it
+        if self.checked and self.damaged is None and before == self._vouched:
+            # Nothing changed the file while this process had it open, but its own close
+            # (the checkpoint of the last connection): vouched for as that left it. Had
+            # anything else changed it (another process's checkpoint, or not SQLite at
+            # all), the next process to write checks it again.
             stamp(self.home)
 
     def __enter__(self) -> Store:

@@ -4,10 +4,10 @@ Writing into a damaged b-tree can spread the damage and loses what a recovery wo
 read back, so every process checks before its first write. ``quick_check`` reads every page
 (about 0.3 s per 200 MB, warm), too slow for each hook on a large store: a passing check is
 remembered in ``store.checked`` with the identity of ``store.db`` as it was (device, inode,
-size, mtime). A process that found the stamp true re-stamps the file as its own writes left
-it when it closes, so the next process checks again only when something else changed the
-file (a copy, a restore, a disk fault, another lazy's checkpoint while this one held no
-stamp). Losing the stamp costs one check, never a wrong answer.
+size, mtime). A process that found the stamp true re-stamps the file when it closes, if
+nothing but its own close (the last connection's checkpoint) changed it meanwhile; anything
+else that changed it (a copy, a restore, a disk fault, another process's checkpoint) makes
+the next writer check again. Losing the stamp costs one check, never a wrong answer.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ segment files take ``0666 & ~umask``), by tightening after the fact.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import stat
 from dataclasses import dataclass, field
@@ -98,6 +99,31 @@ def wide(path: Path) -> bool:
     except OSError:
         return False
     return not stat.S_ISLNK(st.st_mode) and bool(stat.S_IMODE(st.st_mode) & _OTHERS)
+
+
+# What lazy itself keeps in LAZY_HOME. Only these are tightened: LAZY_HOME may be set to a
+# folder that holds other things too, and those are the user's to decide.
+LAZY_NAMES = (
+    "store.db", "store.db-*", "store.db.*", "store.checked", ".store.checked.*",
+    "index", "index.new-*", "index.old-*", "daemon.pid", "daemon.json", ".daemon.json.*",
+    "daemon.log*", "hook-failures.log*", "builder", "oneshot", ".lazy-write-probe-*",
+)  # fmt: skip
+
+
+def tighten_home(home: Path) -> Tightened:
+    """Tighten LAZY_HOME itself and everything lazy keeps in it (``LAZY_NAMES``)."""
+    done = tighten(home, recurse=False)
+    try:
+        children = sorted(home.iterdir())
+    except FileNotFoundError:
+        return done
+    except OSError as e:
+        done.failed.append((home, f"cannot list it ({e.strerror or e})"))
+        return done
+    for child in children:
+        if any(fnmatch.fnmatchcase(child.name, pattern) for pattern in LAZY_NAMES):
+            done.extend(tighten(child))
+    return done
 
 
 def tighten(root: Path, *, recurse: bool = True) -> Tightened:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
-from lazy.private import Tightened, tighten
+from lazy.private import Tightened, tighten_home
 
 TITLE = "Store is private"
 SHOWN = 5  # paths listed at most
@@ -20,7 +20,7 @@ def privacy_check(ctx: Context) -> Check:
     done = Tightened()
     if ctx.store is not None:
         done.extend(ctx.store.tightened)
-    done.extend(tighten(ctx.home))
+    done.extend(tighten_home(ctx.home))
     if done.failed:
         detail = [f"{len(done.failed)} path(s) under {ctx.home} stay readable by other users:"]
         detail += [f"  {path}: {why}" for path, why in done.failed[:SHOWN]]
@@ -33,7 +33,8 @@ def privacy_check(ctx: Context) -> Check:
             f"{len(done.changed)} path(s) under {ctx.home} were readable by other users"
             " until now; made private:"
         ]
-        detail += [f"  {p} {was:04o} -> {now:04o}" for p, was, now in done.changed[:SHOWN]]
+        shown = sorted(done.changed, key=lambda c: (len(c[0].parts), str(c[0])))[:SHOWN]
+        detail += [f"  {p} {was:04o} -> {now:04o}" for p, was, now in shown]  # the home first
         if len(done.changed) > SHOWN:
             detail.append(f"  … and {len(done.changed) - SHOWN} more")
         return Check(TITLE, "warn", detail)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lazy.private import Tightened, private_dir, tighten, touch_private, wide
+from lazy.private import Tightened, private_dir, tighten_home, touch_private, wide
 from lazy.store.integrity import SHOWN, identity, quick_check, stamp, stamped, unstamp
 from lazy.store.schema import SCHEMA_VERSION, migrate
 
@@ -161,7 +161,7 @@ def explain(exc: BaseException, path: Path | None = None) -> StoreError:
         )
     if "locked" in low or "busy" in low:
         return StoreError(
-            f"{path} is locked: another process holds its write lock",
+            f"{path} is locked (busy): another process holds its write lock",
             code,
             detail,
             kind="locked",
@@ -237,7 +237,7 @@ class Store:
             # An old store, or one made under a wide umask: a few stats find it; then
             # everything under LAZY_HOME is made private (invariant 10).
             names = ("", "store.db", "store.db-wal", "store.db-shm", "index")
-            tightened = tighten(home) if any(wide(home / n) for n in names) else Tightened()
+            tightened = tighten_home(home) if any(wide(home / n) for n in names) else Tightened()
             if not db.exists():
                 # SQLite creates its -wal and -shm with the database file's mode: 0600 here
                 # makes all three private, whatever the umask.

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from store_support import Home, modes, not_private
 
+from search_support import poll
+
 
 @pytest.mark.parametrize("umask", [0o000, 0o022])
 def test_everything_lazy_writes_is_private_whatever_the_umask(tmp: Path, umask: int) -> None:
@@ -34,6 +36,12 @@ def test_everything_lazy_writes_is_private_whatever_the_umask(tmp: Path, umask: 
     h.lazy("capture", "--hook", stdin=b"{not json")
     try:
         h.lazy("daemon", "start")
+        # the daemon keeps the store open: SQLite's -wal and -shm exist, with store.db's mode
+        wal = [h.lazy_home / "store.db-wal", h.lazy_home / "store.db-shm"]
+        poll(lambda: all(p.exists() for p in wal), timeout=30, what="the daemon's -wal, -shm")
+        assert {p.name: modes(h.lazy_home)[p.name] for p in wal} == dict.fromkeys(
+            ("store.db-wal", "store.db-shm"), "0o600"
+        )
     finally:
         h.stop_daemon()
     h.doctor()

@@ -27,7 +27,9 @@ from lazy.store.db import explain, not_writable, readonly_error
 from lazy.store.integrity import quick_check, stamp, unstamp
 from lazy.store.salvage import Salvaged, salvage
 
-COMPANIONS = ("-wal", "-shm")
+# what SQLite pairs with a database by name: left behind, a -wal or a hot -journal would be
+# applied to the new store.db
+COMPANIONS = ("-wal", "-shm", "-journal")
 LABEL = ".damaged"
 
 

@@ -147,7 +147,8 @@ def explain(exc: BaseException, path: Path | None = None) -> StoreError:
         ro = not_writable(home) if home.is_dir() else None
         if ro is not None:
             return readonly_error(home, ro, f"{code}: {detail}")
-    if code in ("SQLITE_FULL", "ENOSPC", "EFBIG") or "full" in low or "disk i/o error" in low:
+    full = "database or disk is full" in low or "disk i/o error" in low  # SQLite's words
+    if code in ("SQLITE_FULL", "ENOSPC", "EFBIG", "EDQUOT") or full:
         free = _free(home)
         return StoreError(
             f"could not write to {path}: the disk is full or a file size limit stops it"
@@ -159,7 +160,7 @@ def explain(exc: BaseException, path: Path | None = None) -> StoreError:
             " the command again: capture resumes where it stopped",
             path=path,
         )
-    if "locked" in low or "busy" in low:
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "is locked" in low:
         return StoreError(
             f"{path} is locked (busy): another process holds its write lock",
             code,

@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 import psutil
 
+from lazy.private import private_dir
 from lazy.procs import HOST, holder_gone
 from lazy.store.db import now_iso
 
@@ -79,10 +80,10 @@ class PidFile:
         record = me()
         data = orjson.dumps(asdict(record))
         deadline = time.monotonic() + timeout
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         while True:
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
             except FileExistsError:
                 pass
             else:

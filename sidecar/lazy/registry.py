@@ -71,6 +71,7 @@ import orjson
 
 from lazy.durable import atomic_write_bytes, move_aside
 from lazy.lockfile import LockFile, LockLost
+from lazy.private import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -426,7 +427,7 @@ class SessionRegistry:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[LockFile]:
-        self.real_path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.real_path.parent)
         with (
             _thread_lock(self.real_path),
             LockFile(

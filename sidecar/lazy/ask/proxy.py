@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lazy.private import open_private, private_dir
+
 # headers that belong to one hop, or that the proxy sets itself
 _HOP = {
     "connection",
@@ -67,8 +69,8 @@ class AuditLog:
     def append(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, sort_keys=True) + "\n").encode()
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            private_dir(self.path.parent)
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 os.write(fd, line)
             finally:

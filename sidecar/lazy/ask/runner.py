@@ -29,6 +29,7 @@ from lazy.ask.leftovers import Run
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError, OneShotTimeout
 from lazy.ask.proxy import AuditLog, Credential, CredentialProxy
 from lazy.ask.watchdog import Watchdog
+from lazy.private import private_dir
 from lazy.records import ONESHOT_MARKER
 
 BOUND_SECONDS = 600.0  # ten minutes: a one-shot is one model call, so only a hang gets there
@@ -193,8 +194,7 @@ class DockerRunner:
         engine.sweep(client)
         leftovers.sweep_run_dirs()
         leftovers.sweep_sessions(paths.base_dir())
-        state = paths.state_dir(self.project)
-        state.mkdir(parents=True, exist_ok=True)
+        state = private_dir(paths.state_dir(self.project), within=paths.base_dir())
         run_id = secrets.token_hex(6)
         run = Run(run_id, leftovers.run_dir_for(run_id), state, str(uuid.uuid4()))
         # before anything of the run exists: from here on, lazy dying leaves nothing

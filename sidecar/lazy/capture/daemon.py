@@ -36,6 +36,7 @@ import orjson
 from lazy.capture.live import Failure, LiveCapture, PerThread, Sweep
 from lazy.doctor.report import Check
 from lazy.pidfile import Held, Holder, PidFile
+from lazy.private import private_dir, private_opener
 from lazy.store import Store, StoreError
 from lazy.store.db import now_iso
 from lazy.view.terminal import TerminalFormatter
@@ -93,6 +94,10 @@ class _Log(logging.handlers.RotatingFileHandler):
         super().__init__(path, maxBytes=LOG_MAX, backupCount=LOG_KEEP, encoding="utf-8")
         self.detached = detached
         self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+
+    def _open(self) -> Any:
+        # daemon.log quotes what capture met (paths, errors with transcript text): 0600
+        return open(self.baseFilename, self.mode, encoding=self.encoding, opener=private_opener)
 
     def doRollover(self) -> None:
         super().doRollover()
@@ -181,8 +186,7 @@ def _tell(fd: int | None, message: JsonDict) -> None:
 
 def run(home: Path, *, ready_fd: int | None = None, foreground: bool = True) -> int:
     """The daemon, until SIGTERM or SIGINT. Returns its exit status."""
-    home = Path(os.path.abspath(home))
-    home.mkdir(parents=True, exist_ok=True)
+    home = private_dir(Path(os.path.abspath(home)))
     lazy_log = logging.getLogger("lazy")
     lazy_log.setLevel(logging.INFO)
     lazy_log.addHandler(_Log(home / LOG_FILE, detached=not foreground))
@@ -301,14 +305,13 @@ def start(home: Path, on_started: Callable[[int], None] | None = None) -> JsonDi
     """Start the daemon detached; returns once it has swept once, or could not start.
 
     ``{"state": "ready" | "already" | "failed", ...}``."""
-    home = Path(os.path.abspath(home))
-    home.mkdir(parents=True, exist_ok=True)
+    home = private_dir(Path(os.path.abspath(home)))
     holder = pid_file(home).holder()
     if holder is not None:
         return {"state": "already", "pid": holder.pid, "since": holder.started_at}
     r, w = os.pipe()
     logfile = home / LOG_FILE
-    with open(logfile, "ab") as out:
+    with open(logfile, "ab", opener=private_opener) as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "lazy.cli.main", "daemon", "run", "--ready-fd", str(w)],
             stdin=subprocess.DEVNULL,

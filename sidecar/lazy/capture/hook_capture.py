@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import orjson
 
+from lazy.private import open_private, private_dir
 from lazy.store import Store, StoreError, now_iso
 from lazy.store.db import explain
 
@@ -95,12 +96,12 @@ class Fallback:
     def write(self, record: dict[str, Any]) -> None:
         line = orjson.dumps({"at": now_iso(), **record}) + b"\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             with contextlib.suppress(OSError):
                 if self.path.stat().st_size > FALLBACK_MAX:
                     self.path.replace(self.path.with_name(FALLBACK_LOG + ".1"))
             # one write of a whole line in append mode: hooks running at once do not interleave
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 os.write(fd, line)
             finally:
@@ -305,8 +306,8 @@ def _capture(
         regrouped = refresh(store)
     except (StoreError, sqlite3.Error) as caught:
         dog.settled()
-        e = caught if isinstance(caught, StoreError) else explain(caught)
-        busy = "busy" in e.message or "locked" in e.detail.lower()
+        e = caught if isinstance(caught, StoreError) else explain(caught, store.path)
+        busy = e.kind == "locked"
         if dog.expired:
             reason = (
                 f"the hook gave up after {dog.budget:.0f} s; the next hook or the daemon's"
@@ -338,4 +339,5 @@ def _index(store: Store) -> None:
     ).fetchone()[0]
     if queued > INDEX_MAX:
         return
-    SearchIndex.open(store.home).catch_up(store)  # 0 when another process holds the writer
+    # 0 when another process holds the writer; checking the segments is left to the others
+    SearchIndex.open(store.home, verify=False).catch_up(store)

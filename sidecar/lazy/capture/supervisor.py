@@ -19,6 +19,7 @@ from pathlib import Path
 from lazy.capture.discovery import Candidate, Discovery, discover_tool
 from lazy.capture.importer import plan, run_import
 from lazy.index.indexer import SearchIndex
+from lazy.private import private_dir, private_opener
 from lazy.store import Store
 from lazy.store.db import StoreError
 
@@ -61,8 +62,8 @@ class Supervisor:
 
     def _log(self, line: str) -> None:
         try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.log_path.open("a", encoding="utf-8") as out:
+            private_dir(self.log_path.parent, within=self.home)
+            with open(self.log_path, "a", encoding="utf-8", opener=private_opener) as out:
                 out.write(f"{datetime.now(UTC).isoformat()} {line}\n")
         except OSError as e:  # the log is a convenience; the report still has the reasons
             log.warning("cannot write the supervisor log %s: %s", self.log_path, e)

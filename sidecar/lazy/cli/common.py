@@ -94,30 +94,57 @@ def is_tty() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def store_failure(e: StoreError) -> click.ClickException:
+    """The CLI's words for a store failure: what and where, the machine detail, the fix."""
+    fix = f"\nfix: {e.fix}" if e.fix else ""
+    return click.ClickException(f"{e}{fix}")
+
+
+def tell_tightened(store: Store) -> None:
+    """Say what opening the store made private (it was readable by others until now)."""
+    done = store.tightened
+    if done.changed:
+        err.print(
+            shown(
+                f"lazy: {len(done.changed)} file(s) and folder(s) under {store.home} were"
+                " readable by other users; made private (0600/0700)",
+                "yellow",
+            )
+        )
+    for path, why in done.failed:
+        err.print(shown(f"lazy: could not make {path} private: {why}", "yellow"))
+
+
 @contextmanager
 def open_store() -> Iterator[Store]:
     try:
         store = Store.open()
+    except StoreError as e:
+        raise store_failure(e) from e
+    tell_tightened(store)
+    try:
         # Sessions a reader change reads differently are re-derived from the raw archive
         # (once), and captures interrupted before they regrouped (a killed hook, a crash)
         # are finished here, so every surface shows every stored conversation as read today.
-        for sid, why in reread(store).failed:
-            print(
-                f"lazy: session {sid} was not re-read from the store's raw archive after"
-                f" an upgrade ({why}); it is shown as stored",
-                file=sys.stderr,
-            )
-        refresh(store)
-    except StoreError as e:
-        raise click.ClickException(str(e)) from e
-    except sqlite3.Error as e:
-        raise click.ClickException(str(explain(e))) from e
-    try:
+        try:
+            for sid, why in reread(store).failed:
+                err.print(
+                    shown(
+                        f"lazy: session {sid} was not re-read from the store's raw archive"
+                        f" after an upgrade ({why}); it is shown as stored"
+                    )
+                )
+            refresh(store)
+        except StoreError as e:
+            if e.kind != "corrupt":
+                raise
+            # a damaged store is still read (what it shows may be incomplete), never written
+            err.print(shown(f"lazy: {e}", "yellow"))
         yield store
     except StoreError as e:
-        raise click.ClickException(str(e)) from e
+        raise store_failure(e) from e
     except sqlite3.Error as e:
-        raise click.ClickException(str(explain(e))) from e
+        raise store_failure(explain(e, store.path)) from e
     finally:
         store.close()
 

@@ -23,17 +23,20 @@ from lazy.cli.common import (
     out,
     progress,
     shown,
+    store_failure,
     when,
 )
 from lazy.cli.importing import bulk_import
 from lazy.cli.search import searchable
 from lazy.doctor import housekeeping, scaffolding
+from lazy.doctor import recover as recovery
 from lazy.doctor.checks import CHECKS, report, run_checks
 from lazy.doctor.context import open_context
 from lazy.doctor.report import MARKS, Check
+from lazy.index.indexer import SearchIndex
 from lazy.model import ImportReport
 from lazy.sources import TOOL_NAMES, TOOLS
-from lazy.store import Store
+from lazy.store import Store, StoreError, lazy_home
 
 STYLES = {"ok": "bold green", "warn": "bold yellow", "fail": "bold red"}
 SUMMARY_WIDTH = 60  # characters of a summary shown in a listing
@@ -330,6 +333,78 @@ def _on_disk_note(store: Store, deleted: list[str]) -> None:
         )
 
 
+# ---- --recover-store ------------------------------------------------------------------------
+
+
+def _recover(yes: bool, as_json: bool) -> None:
+    home = lazy_home()
+    try:
+        found = recovery.survey(home)
+    except StoreError as e:
+        raise store_failure(e) from e
+    said: dict[str, Any] = {"store": str(found.path), "problems": found.problems, "applied": None}
+    if not found.problems:
+        if not as_json:
+            out.print(f"{found.path} passes SQLite's quick_check: there is nothing to recover.")
+        else:
+            emit_json(said)
+        return
+    if not as_json:
+        out.print(Text(f"{found.path} is damaged:", style="bold"))
+        for p in found.problems[:5]:
+            out.print(Text(f"  {p}"), soft_wrap=True)
+        if len(found.problems) > 5:
+            out.print(f"  … and {len(found.problems) - 5} more")
+        counted = "" if found.conversations is None else f" ({found.conversations:,} counted)"
+        out.print(
+            f"Recovering copies every row that can still be read{counted} into a new store,"
+            " re-derives every conversation from the raw archive, moves the damaged file to"
+            f" {found.path.name}{recovery.LABEL} (with its -wal and -shm; nothing is deleted)"
+            " and rebuilds the search index."
+        )
+    if not _approved("Recover the store?", yes, as_json, nothing="changed", rerun="recover it"):
+        if as_json:
+            emit_json(said)
+        return
+    try:
+        done = recovery.recover(home)
+    except StoreError as e:
+        raise store_failure(e) from e
+    with open_store() as store:
+        n = SearchIndex.open(store.home).rebuild(store)
+    lost = done.salvaged.lost
+    said["applied"] = {
+        "aside": str(done.aside),
+        "conversations": done.conversations,
+        "messages": done.messages,
+        "rederived": done.rederived,
+        "kept_as_copied": done.kept,
+        "failed": [{"session_id": s, "reason": r} for s, r in done.failed],
+        "copied": done.salvaged.copied,
+        "lost": lost,
+        "unreadable": done.salvaged.unreadable,
+        "indexed": n,
+    }
+    if as_json:
+        emit_json(said)
+        return
+    out.print(
+        f"Recovered {done.conversations:,} conversation(s), {done.messages:,} message(s)"
+        f" ({done.rederived:,} session(s) re-derived from the raw archive); index rebuilt."
+    )
+    out.print(f"The damaged store is kept at {done.aside}.")
+    if done.salvaged.unreadable:
+        out.print(Text(f"Nothing could be read out of it: {done.salvaged.unreadable}", "yellow"))
+    for table, lines in lost.items():
+        for w in lines:
+            out.print(Text(f"  {table}: {w}", style="yellow"), soft_wrap=True)
+    for sid in done.kept:
+        out.print(Text(f"  {sid}: archive incomplete, kept as copied", style="yellow"))
+    for sid, reason in done.failed:
+        out.print(Text(f"  {sid}: could not be re-derived ({reason}), kept as copied", "yellow"))
+    out.print("`lazy doctor --reimport-conversations --yes` adds back what is still on disk.")
+
+
 # ---- --reimport-conversations ---------------------------------------------------------------
 
 
@@ -390,6 +465,15 @@ def _reimport(yes: bool, as_json: bool) -> None:
 @click.option(
     "--yes", "-y", is_flag=True, help="With a repair: apply it without asking (non-interactive)."
 )
+@click.option(
+    "--recover-store",
+    "recover_store",
+    is_flag=True,
+    help="Recover a damaged store (one failing SQLite's quick_check, or not a database):"
+    " copy what can still be read into a new store, re-derive every conversation from the"
+    " raw archive, keep the damaged file beside it as store.db.damaged, rebuild the index."
+    " Says what it found, then asks on a terminal (default no).",
+)
 @json_option
 def doctor(
     reimport: bool,
@@ -397,6 +481,7 @@ def doctor(
     delete_empty: bool,
     purge: bool,
     import_memory_: bool,
+    recover_store: bool,
     dry_run: bool,
     yes: bool,
     as_json: bool,
@@ -426,30 +511,32 @@ def doctor(
     lazy doctor --purge-housekeeping-conversations          # lists, deletes nothing
     lazy doctor --purge-housekeeping-conversations --yes    # deletes
     lazy doctor --import-memory                    # this repo's Claude Code memory records
+    lazy doctor --recover-store                    # a damaged store: what can be read
 
     Without --yes a repair lists what it would do and, on a terminal, asks (default no); on
     a non-terminal it is told to re-run with --yes and changes nothing.
     """
-    if sum((reimport, clean, purge, import_memory_)) > 1:
+    if sum((reimport, clean, purge, import_memory_, recover_store)) > 1:
         raise click.UsageError(
             "one repair at a time: --reimport-conversations,"
-            " --clean-local-command-conversations, --purge-housekeeping-conversations"
-            " or --import-memory"
+            " --clean-local-command-conversations, --purge-housekeeping-conversations,"
+            " --import-memory or --recover-store"
         )
     if delete_empty and not clean:
         raise click.UsageError(
             "--delete-empty-local-command-conversations goes with"
             " --clean-local-command-conversations"
         )
-    if (dry_run or yes) and not (reimport or clean or purge or import_memory_):
+    if (dry_run or yes) and not (reimport or clean or purge or import_memory_ or recover_store):
         raise click.UsageError("--dry-run and --yes go with a repair flag (see --help)")
     if dry_run and yes:
         raise click.UsageError("--dry-run lists and stops; --yes applies: give one of them")
-    if dry_run and reimport:
-        raise click.UsageError(
-            "--reimport-conversations previews on its own; --dry-run goes with a clean or purge"
-        )
-    if reimport:
+    if dry_run and (reimport or recover_store):
+        flag = "--reimport-conversations" if reimport else "--recover-store"
+        raise click.UsageError(f"{flag} previews on its own; --dry-run goes with a clean or purge")
+    if recover_store:
+        _recover(yes, as_json)
+    elif reimport:
         _reimport(yes, as_json)
     elif clean:
         _clean(delete_empty, dry_run, yes, as_json)

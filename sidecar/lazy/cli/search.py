@@ -18,7 +18,7 @@ from lazy.cli.common import (
     shown,
     when,
 )
-from lazy.index.indexer import SearchIndex
+from lazy.index.indexer import IndexUnreadable, SearchIndex
 from lazy.index.query import HELP, QueryError, scoped
 from lazy.index.search import search
 from lazy.model import SearchResults
@@ -48,6 +48,8 @@ def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> Non
             results = search(ix, store.conn, query, limit=limit)
         except QueryError as e:
             raise click.UsageError(str(e)) from e
+        except IndexUnreadable as e:
+            raise click.ClickException(str(e)) from e
     results.query = typed  # as the user wrote it; the project scope is said apart
     if as_json:
         emit_json(results)

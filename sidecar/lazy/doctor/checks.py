@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lazy.capture import daemon, hooks
-from lazy.doctor import capture, housekeeping, scaffolding, secrets, store, system
+from lazy.doctor import capture, housekeeping, privacy, scaffolding, secrets, store, system
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
 from lazy.model import DoctorReport, HealthCheck
@@ -22,6 +22,7 @@ CheckFn = Callable[[Context], Check]
 CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (store.STORE, store.store_check),
     (store.INDEX, store.index_check),
+    (privacy.TITLE, privacy.privacy_check),
     (capture.TITLE, capture.capture_check),
     (secrets.REDACTION, secrets.redaction_check),
     (secrets.OWN_FILES, secrets.own_files_check),

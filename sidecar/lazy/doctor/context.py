@@ -14,6 +14,10 @@ from lazy.store.schema import migrate
 if TYPE_CHECKING:
     from lazy.capture.discovery import Discovery
 
+# A check that needs the write lock (a trial of a repair) waits this long for another
+# process's: a store locked for longer is the store check's finding, not a minute per check.
+BUSY_MS = 5000
+
 
 class StoreUnavailable(Exception):
     """A check needs the store, and it could not be opened (the store check says why)."""
@@ -26,6 +30,7 @@ class Context:
     exists: bool = True  # False: no store yet; an empty one stands in, in memory
     problem: str | None = None  # why it could not be opened, with the machine detail
     fix: str | None = None  # what fixes that
+    error: StoreError | None = None  # the failure itself, its kind among others
     _discovered: dict[str, Discovery] = field(default_factory=dict)
 
     def discovery(self, tool: str) -> Discovery:
@@ -50,13 +55,6 @@ class Context:
             self.store.close()
 
 
-def damaged_fix(home: Path) -> str:
-    return (
-        f"move {home / 'store.db'} (and its -wal and -shm files) aside, then"
-        " `lazy doctor --reimport-conversations --yes` stores again what is still on disk"
-    )
-
-
 def open_context(home: Path | None = None) -> Context:
     """The store as the checks see it. Nothing is created: with no store yet, an empty one
     in memory answers the checks (everything on disk is then missing from it)."""
@@ -66,14 +64,14 @@ def open_context(home: Path | None = None) -> Context:
         migrate(conn)
         return Context(home, Store(home, conn), exists=False)
     try:
-        return Context(home, Store.open(home))
-    except (StoreError, RuntimeError, sqlite3.Error) as e:
+        return Context(home, Store.open(home, busy_ms=BUSY_MS))
+    except (StoreError, sqlite3.Error, OSError) as e:
         return unavailable(home, e)
 
 
 def unavailable(home: Path, e: Exception) -> Context:
-    """The context of a store that could not be opened, saying why and what fixes it."""
-    if isinstance(e, RuntimeError):  # a store of a newer schema than this lazy knows
-        return Context(home, None, problem=str(e), fix="upgrade lazy: pip install -U lazy-builders")
-    problem = str(explain(e)) if isinstance(e, sqlite3.Error) else str(e)
-    return Context(home, None, problem=problem, fix=damaged_fix(home))
+    """The context of a store that could not be opened, saying why and what fixes it:
+    each failure its own fix (read-only is not damaged: moving a store aside to re-import
+    loses every conversation whose source file is gone)."""
+    err = e if isinstance(e, StoreError) else explain(e, home / "store.db")
+    return Context(home, None, problem=str(err), fix=err.fix, error=err)

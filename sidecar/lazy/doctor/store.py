@@ -5,51 +5,92 @@ from __future__ import annotations
 
 import sqlite3
 
-from lazy.doctor.context import Context, damaged_fix
+from lazy.doctor.context import Context
 from lazy.doctor.report import Check
 from lazy.index.indexer import health
+from lazy.store.db import not_writable, readonly_error, recover_fix
+from lazy.store.integrity import SHOWN, quick_check
 from lazy.store.schema import SCHEMA_VERSION
 
 STORE = "Store is intact"
 INDEX = "Search index is caught up"
-SHOWN = 5  # problems quick_check reports, listed at most
+
+
+LOCK_PROBE_MS = 1000  # how long the check waits for another process's write lock
+
+# what each open failure is, said first: the fixes differ, and the wrong one loses data
+KINDS = {
+    "readonly": "read-only, not damaged",
+    "full": "the disk is full",
+    "locked": "locked by another process",
+    "corrupt": "damaged",
+    "notadb": "not a database",
+    "schema": "written by a newer lazy",
+}
 
 
 def store_check(ctx: Context) -> Check:
     if ctx.store is None:
-        return Check(STORE, "fail", [f"{ctx.path} could not be opened: {ctx.problem}"], ctx.fix)
+        kind = ctx.error.kind if ctx.error is not None else "other"
+        label = f" ({KINDS[kind]})" if kind in KINDS else ""
+        detail = [f"{ctx.path} could not be opened{label}: {ctx.problem}"]
+        return Check(STORE, "fail", detail, ctx.fix)
     if not ctx.exists:
         return Check(STORE, "ok", [f"no store yet at {ctx.path}: the first capture creates it"])
     conn = ctx.store.conn
     try:
-        said = [line for r in conn.execute("PRAGMA quick_check") for line in str(r[0]).splitlines()]
-        problems = [line for line in said if not line.startswith("*** in database")]
+        problems = quick_check(conn)
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     except sqlite3.DatabaseError as e:
         code = getattr(e, "sqlite_errorname", type(e).__name__)
-        detail = [f"{ctx.path}: quick_check could not run [{code}: {e}]"]
-        return Check(STORE, "fail", detail, damaged_fix(ctx.home))
-    if problems != ["ok"]:
-        detail = [f"{ctx.path}: quick_check found {len(problems)} problem(s):"]
+        detail = [f"{ctx.path} (damaged): quick_check could not run [{code}: {e}]"]
+        return Check(STORE, "fail", detail, recover_fix(ctx.path))
+    if problems:
+        detail = [
+            f"{ctx.path} (damaged): quick_check found {len(problems)} problem(s);"
+            " lazy writes nothing into it until it is recovered:"
+        ]
         detail += [f"  {p}" for p in problems[:SHOWN]]
         if len(problems) > SHOWN:
             detail.append(f"  … and {len(problems) - SHOWN} more")
-        return Check(STORE, "fail", detail, damaged_fix(ctx.home))
+        return Check(STORE, "fail", detail, recover_fix(ctx.path))
     if version != SCHEMA_VERSION:  # opening migrates an older one: only a newer one is left
         detail = [f"{ctx.path} is schema v{version}; this lazy reads v{SCHEMA_VERSION}"]
         return Check(STORE, "fail", detail, "upgrade lazy: pip install -U lazy-builders")
+    ro = not_writable(ctx.home)
+    if ro is not None:  # opened for reading only: SQLite says so at the first write
+        why = readonly_error(ctx.home, ro)
+        return Check(STORE, "fail", [f"{ctx.path} ({KINDS['readonly']}): {why}"], why.fix)
     builders, messages = conn.execute(
         "SELECT (SELECT COUNT(*) FROM builders WHERE message_count > 0),"
         " (SELECT COUNT(*) FROM messages)"
     ).fetchone()
-    return Check(
-        STORE,
-        "ok",
-        [
-            f"{ctx.path}: quick_check ok, schema v{version}",
-            f"{builders:,} conversation(s), {messages:,} message(s)",
-        ],
-    )
+    detail = [
+        f"{ctx.path}: quick_check ok, schema v{version}",
+        f"{builders:,} conversation(s), {messages:,} message(s)",
+    ]
+    holder = _write_lock_held(conn)
+    if holder is not None:
+        detail.append(
+            f"{ctx.path} is locked: another process has held its write lock for over"
+            f" {LOCK_PROBE_MS / 1000:g} s [{holder}]; captures wait for it, then fail"
+        )
+        return Check(STORE, "warn", detail, f"wait for it to finish (`fuser {ctx.path}` names it)")
+    return Check(STORE, "ok", detail)
+
+
+def _write_lock_held(conn: sqlite3.Connection) -> str | None:
+    """The error of taking the write lock for a moment (and writing nothing), or None."""
+    (before,) = conn.execute("PRAGMA busy_timeout").fetchone()
+    conn.execute(f"PRAGMA busy_timeout = {LOCK_PROBE_MS}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as e:
+        return f"{getattr(e, 'sqlite_errorname', 'SQLITE_BUSY')}: {e}"
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+    return None
 
 
 def index_check(ctx: Context) -> Check:

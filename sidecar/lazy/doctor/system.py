@@ -138,6 +138,15 @@ def _size(n: int) -> str:
     return f"{n / GiB:,.1f} GiB" if n >= GiB else f"{n / MiB:,.0f} MiB"
 
 
+def _file_size_limit() -> int | None:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
 def disk_check(ctx: Context) -> Check:
     where = ctx.home
     while not where.exists() and where != where.parent:
@@ -151,6 +160,21 @@ def disk_check(ctx: Context) -> Check:
         "free space on that filesystem, or move the store: set LAZY_HOME to a roomier place"
         f" and move {ctx.home} there"
     )
+    limit = _file_size_limit()
+    if limit is not None:
+        # a file size limit (ulimit -f) fails writes as a full disk does, with room to spare
+        try:
+            biggest = max(p.stat().st_size for p in ctx.home.glob("store.db*"))
+        except (ValueError, OSError):
+            biggest = 0
+        room = max(limit - biggest, 0)
+        detail.append(
+            f"a file size limit (ulimit -f) of {_size(limit)} is in force: the store's files"
+            f" can grow by {_size(room)} more, as if the disk were that full"
+        )
+        if room < free:
+            free = room
+            fix = "lift the file size limit (ulimit -f unlimited) where lazy runs"
     if free < DISK_FAIL:
         detail.append("captures fail until there is room (the sessions wait on disk meanwhile)")
         return Check(DISK, "fail", detail, fix)

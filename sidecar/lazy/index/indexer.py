@@ -24,8 +24,10 @@ import orjson
 import tantivy
 
 from lazy.config import redaction_enabled
+from lazy.index import checksums
 from lazy.index.documents import REDACTED, TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, TAGS, build_schema, register
+from lazy.private import open_private, private_dir, tighten
 from lazy.procs import pid_alive
 from lazy.store import Store
 from lazy.view import redaction
@@ -45,6 +47,41 @@ Progress = Callable[[int, int], None]  # (documents done, documents in all)
 
 class IndexBusy(Exception):
     """Another process holds the index's writer lock."""
+
+
+class IndexUnreadable(Exception):
+    """A read of the index failed midway (a damaged segment): its answers cannot be trusted,
+    and it is rebuilt from the store."""
+
+    def __init__(self, path: Path, e: BaseException):
+        super().__init__(
+            f"the search index {path} could not be read ({type(e).__name__}: {e});"
+            " run `lazy index rebuild` (it is rebuilt from the store, nothing is lost)"
+        )
+        self.path = path
+
+
+def tantivy_failed(e: BaseException) -> bool:
+    """``e`` is Tantivy failing, not the process being stopped: a damaged file makes it
+    raise ValueError or OSError, or panic (pyo3's PanicException is a BaseException)."""
+    return not isinstance(e, KeyboardInterrupt | SystemExit | GeneratorExit | MemoryError)
+
+
+def _damage(path: Path) -> str | None:
+    """Why the index at ``path`` cannot be used: it does not open, or a segment file is not
+    as Tantivy wrote it (which Tantivy itself does not notice: it answers from the damaged
+    bytes)."""
+    # checked first: a damaged segment can make Tantivy panic, and print its stack on stderr
+    bad = checksums.damaged(path)
+    if bad is not None:
+        return f"the index is damaged: {bad}"
+    try:
+        _open(path).searcher()
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        return f"the index could not be opened ({e})"
+    return None
 
 
 def _dir_size(path: Path) -> int:
@@ -108,7 +145,11 @@ def _stamp(path: Path, *, filled: bool, redacting: bool | None = None) -> None:
     value: dict[str, Any] = {"schema": SCHEMA_VERSION, "filled": filled}
     if redacting is not None:
         value["redaction"] = redaction_state(redacting)
-    tmp.write_bytes(orjson.dumps(value))
+    fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, orjson.dumps(value))
+    finally:
+        os.close(fd)
     tmp.replace(path / STAMP)
 
 
@@ -119,7 +160,7 @@ def _open(path: Path) -> tantivy.Index:
 
 
 def _create(path: Path) -> tantivy.Index:
-    path.mkdir(parents=True, exist_ok=True)
+    private_dir(path)
     index = tantivy.Index(build_schema(), path=str(path), reuse=False)
     register(index)
     _stamp(path, filled=False)
@@ -134,10 +175,9 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
     if why is None and not _filled(path):
         why = "the index was never filled"
     if why is None:
-        try:
-            _open(path).searcher()
-        except Exception as e:  # Tantivy says "corrupt" in many ways
-            why = f"the index could not be opened ({e})"
+        why = _damage(path)
+    if why is None:
+        why = _miscounted(path, conn)
     lag = conn.execute(
         "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
         " + (SELECT COUNT(*) FROM tasks)"
@@ -173,6 +213,28 @@ def redacted_counts(home: Path, names: tuple[str, ...]) -> dict[str, int] | None
     return out
 
 
+def _miscounted(path: Path, conn: sqlite3.Connection) -> str | None:
+    """With nothing queued, the index holds one document per message placed in a Builder:
+    a different count means documents were lost or doubled (a damaged or stray segment)."""
+    if conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone() is not None:
+        return None  # what is queued accounts for any difference
+    stored = int(
+        conn.execute("SELECT COUNT(*) FROM messages WHERE builder_id IS NOT NULL").fetchone()[0]
+    )
+    index = _open(path)
+    query = _id_range(index.schema, 1, 2**62)
+    try:
+        found = index.searcher().search(query, 1, count=True)
+        indexed = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        return f"the index could not be read ({e})"
+    if indexed != stored:
+        return f"the index holds {indexed:,} message(s), the store {stored:,}"
+    return None
+
+
 class SearchIndex:
     def __init__(self, home: Path, index: tantivy.Index, rebuilt: str | None):
         self.home = home
@@ -196,12 +258,18 @@ class SearchIndex:
         return self.index.searcher()
 
     @classmethod
-    def open(cls, home: Path) -> SearchIndex:
+    def open(cls, home: Path, *, verify: bool = True) -> SearchIndex:
         """The index under ``home``; one that is missing, damaged or of another schema is
-        started afresh (and filled from the store by the next catch-up)."""
+        started afresh (and filled from the store by the next catch-up). ``verify``: check
+        the segment files that changed since last checked (a hook leaves that to others)."""
         path = home / "index"
         _sweep(home)
         why = _stamp_ok(path)
+        if why is None and verify:
+            # before Tantivy reads them: a damaged segment can make it panic (its stack
+            # printed on stderr), or answer from the damaged bytes without a word
+            bad = checksums.damaged(path)
+            why = None if bad is None else f"the index is damaged: {bad}"
         if why is None:
             try:
                 index = _open(path)
@@ -209,7 +277,9 @@ class SearchIndex:
                 # started afresh by a process that did not get to fill it
                 unfilled = None if _filled(path) else "the index was never filled"
                 return cls(home, index, unfilled)
-            except Exception as e:  # Tantivy says "corrupt" in many ways
+            except BaseException as e:  # Tantivy says "corrupt" in many ways, panics too
+                if not tantivy_failed(e):
+                    raise
                 why = f"the index could not be opened ({e})"
         fresh = home / f"index.new-{os.getpid()}"
         shutil.rmtree(fresh, ignore_errors=True)
@@ -220,7 +290,9 @@ class SearchIndex:
     # -- writing ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _writer(self, index: tantivy.Index | None = None) -> Iterator[Any]:
+    def _writer(
+        self, index: tantivy.Index | None = None, path: Path | None = None
+    ) -> Iterator[Any]:
         try:
             writer = (index or self.index).writer(WRITER_HEAP, WRITER_THREADS)
         except ValueError as e:
@@ -230,6 +302,10 @@ class SearchIndex:
         finally:
             with contextlib.suppress(Exception):
                 writer.wait_merging_threads()  # also drops the writer and its lock
+            # Tantivy creates its segment and lock files 0666 & ~umask, and a umask is
+            # process-wide (see lazy.private): once its threads are done, they are made
+            # 0600 here. The index folder is 0700 meanwhile, so none is ever reachable.
+            tighten(path or self.path)
 
     def catch_up(self, store: Store, progress: Progress | None = None) -> int:
         """Index what the store changed since the last catch-up; 0 when another process
@@ -290,7 +366,7 @@ class SearchIndex:
         index = _create(fresh)
         upto = _queued_upto(store)
         redacting = redaction_enabled(store.home)
-        with self._writer(index) as writer:
+        with self._writer(index, fresh) as writer:
             done = _fill(store, writer, progress, redacting)
             writer.commit()
         _stamp(fresh, filled=True, redacting=redacting)

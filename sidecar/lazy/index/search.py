@@ -15,7 +15,7 @@ from typing import Any
 import tantivy
 
 from lazy.index.documents import MEMORY_FROM, TASK_BASE, texts_of
-from lazy.index.indexer import SearchIndex
+from lazy.index.indexer import IndexUnreadable, SearchIndex, tantivy_failed
 from lazy.index.query import compile as compile_query
 from lazy.index.query import parse
 from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
@@ -38,18 +38,24 @@ def search(
     per_builder: int = 3,
     now: datetime | None = None,
 ) -> SearchResults:
-    """Builders with matching messages, best first; raises ``QueryError`` on a bad query."""
+    """Builders with matching messages, best first; raises ``QueryError`` on a bad query,
+    ``IndexUnreadable`` when a read of the index fails (results would not be whole)."""
     parsed = parse(query, now)
     searcher = ix.searcher()  # reloaded first: compiling asks the index what it holds
     compiled = compile_query(parsed, ix.index)
     pool = max(POOL, limit * per_builder * 2)
-    found = searcher.search(compiled, pool, count=True)
-    total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
-    chosen = _choose(searcher, found.hits, limit, per_builder)
-    if len(chosen) < limit < total and len(found.hits) == pool:
-        # a few Builders hold all the best messages: look deeper for the next ones
-        deeper = searcher.search(compiled, min(total, pool * DEEPER), count=False)
-        chosen = _choose(searcher, deeper.hits, limit, per_builder)
+    try:
+        found = searcher.search(compiled, pool, count=True)
+        total = int(getattr(found, "count", 0) or 0)  # the stub lacks it; the object has it
+        chosen = _choose(searcher, found.hits, limit, per_builder)
+        if len(chosen) < limit < total and len(found.hits) == pool:
+            # a few Builders hold all the best messages: look deeper for the next ones
+            deeper = searcher.search(compiled, min(total, pool * DEEPER), count=False)
+            chosen = _choose(searcher, deeper.hits, limit, per_builder)
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        raise IndexUnreadable(ix.path, e) from e
     ids = [mid for hits in chosen for mid, _ in hits]
     shown = {
         r[0]: r

@@ -288,14 +288,14 @@ def statements(script: str) -> list[str]:
     return out
 
 
-def migrate(conn: sqlite3.Connection) -> None:
-    """Apply the migrations this store lacks, each in its own transaction."""
+def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> None:
+    """Apply the migrations this store lacks (up to ``upto``), each in its own transaction."""
     current = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if current > SCHEMA_VERSION:
         raise RuntimeError(
             f"the store is schema v{current}, newer than this lazy (v{SCHEMA_VERSION}); upgrade lazy"
         )
-    for version in range(current + 1, SCHEMA_VERSION + 1):
+    for version in range(current + 1, upto + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
             if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= version:

@@ -35,7 +35,8 @@ def private_dir(path: Path, within: Path | None = None) -> Path:
     try:
         path.mkdir(mode=DIR_MODE)
     except FileExistsError:
-        pass
+        if not path.is_dir():
+            raise  # a file in the way: mkdir's own error, never a file made 0700
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):

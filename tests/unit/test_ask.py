@@ -23,6 +23,7 @@ from lazy.ask.ask import NOTHING, AskError, ask_transcript
 from lazy.ask.chunks import ARG_LIMIT, BUDGET, render, size, split
 from lazy.ask.oneshot import OneShotError, OneShotTimeout, OneShotUnavailable
 from lazy.capture.pipeline import capture_file
+from lazy.capture.reread import reread
 from lazy.cli.main import cli
 from lazy.model import ONESHOT_MARKER, Transcript
 from lazy.store import Store
@@ -389,6 +390,7 @@ def test_cli_asks_and_writes_nothing(
     store: Store, projects: Path, tmp_path: Path, model: list[Scripted]
 ) -> None:
     t = conversation(store, projects, 150 * KIB, session_id="4f8c2a1b-0000-4000-8000-000000000001")
+    reread(store)  # the one-time upgrade any surface's first open makes: not the ask's
     store.close()
     before = _dump(tmp_path / "lazy")
     runner = CliRunner()

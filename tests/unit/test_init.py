@@ -100,7 +100,10 @@ def test_a_detection_failure_is_a_note_never_a_failed_init(
         env={**os.environ, "LAZY_HOME": str(home)},
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
-    assert "(Skipped Claude Code history import: cannot open the store" in p.stderr
+    assert (
+        f"(Skipped Claude Code history import: cannot open {home / 'store.db'}: it is a folder"
+        in p.stderr
+    )
 
 
 def test_doctor_import_memory_lists_asks_and_never_reoffers(repo: Path, projects: Path) -> None:

@@ -45,7 +45,7 @@ def test_a_reason_that_recurs_is_kept_once_and_logged_each_time(tmp_path: Path) 
         sup.tick()
     assert sup.recurrences == 3 and len(sup.failures) == 1
     (f,) = sup.failures.values()
-    assert f.code == "SQLITE_CANTOPEN" and "cannot open the store" in f.reason
+    assert f.code == "SQLITE_CANTOPEN" and f"cannot open {home / 'store.db'}" in f.reason
     assert sup.log_path.read_text().count("[SQLITE_CANTOPEN]") == 3
 
 

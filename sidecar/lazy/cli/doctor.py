@@ -350,9 +350,9 @@ def _recover(yes: bool, as_json: bool) -> None:
             emit_json(said)
         return
     if not as_json:
-        out.print(Text(f"{found.path} is damaged:", style="bold"))
+        out.print(shown(f"{found.path} is damaged:", "bold"))
         for p in found.problems[:5]:
-            out.print(Text(f"  {p}"), soft_wrap=True)
+            out.print(shown(f"  {p}"), soft_wrap=True)
         if len(found.problems) > 5:
             out.print(f"  … and {len(found.problems) - 5} more")
         counted = "" if found.conversations is None else f" ({found.conversations:,} counted)"
@@ -394,14 +394,14 @@ def _recover(yes: bool, as_json: bool) -> None:
     )
     out.print(f"The damaged store is kept at {done.aside}.")
     if done.salvaged.unreadable:
-        out.print(Text(f"Nothing could be read out of it: {done.salvaged.unreadable}", "yellow"))
+        out.print(shown(f"Nothing could be read out of it: {done.salvaged.unreadable}", "yellow"))
     for table, lines in lost.items():
         for w in lines:
-            out.print(Text(f"  {table}: {w}", style="yellow"), soft_wrap=True)
+            out.print(shown(f"  {table}: {w}", "yellow"), soft_wrap=True)
     for sid in done.kept:
-        out.print(Text(f"  {sid}: archive incomplete, kept as copied", style="yellow"))
+        out.print(shown(f"  {sid}: archive incomplete, kept as copied", "yellow"))
     for sid, reason in done.failed:
-        out.print(Text(f"  {sid}: could not be re-derived ({reason}), kept as copied", "yellow"))
+        out.print(shown(f"  {sid}: could not be re-derived ({reason}), kept as copied", "yellow"))
     out.print("`lazy doctor --reimport-conversations --yes` adds back what is still on disk.")
 
 

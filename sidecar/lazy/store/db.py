@@ -188,8 +188,13 @@ def explain(exc: BaseException, path: Path | None = None) -> StoreError:
             path=path,
         )
     if code == "SQLITE_CANTOPEN" or "unable to open" in low:
+        why = (
+            "it is a folder, not a database file (move it aside)"
+            if path.is_dir()
+            else f"is {home} a directory this user can write?"
+        )
         return StoreError(
-            f"cannot open {path}: is {home} a directory this user can write?",
+            f"cannot open {path}: {why}",
             code,
             detail,
             kind="other",

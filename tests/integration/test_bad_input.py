@@ -529,7 +529,7 @@ def test_full_disk_is_a_clear_error_and_leaves_no_partial_session(
     err = out.get("error")
     assert err is not None, f"capture succeeded past a {limit}-byte file size limit: {out}"
     assert err["type"] == "StoreError", f"a raw {err['type']} escaped instead of StoreError: {err}"
-    assert "disk full" in err["message"], err
+    assert "the disk is full" in err["message"] and "store.db" in err["message"], err
     assert err["code"] and err["detail"], f"no machine code/detail kept: {err}"
     assert f"[{err['code']}: {err['detail']}]" in err["str"]
     _assert_store_clean_after_failure(lazy_home, w, path)
@@ -562,7 +562,7 @@ def test_full_disk_during_cli_import_is_a_clear_error(
     )
     assert proc.returncode != 0, f"import reported success on a full disk: {proc.stdout}"
     assert "Traceback" not in proc.stderr, f"a traceback instead of a message:\n{proc.stderr}"
-    assert "disk full" in proc.stderr, proc.stderr
+    assert "the disk is full" in proc.stderr and "store.db" in proc.stderr, proc.stderr
     _assert_store_clean_after_failure(lazy_home, w, path)
 
 

@@ -396,10 +396,13 @@ def test_doctor_shows_a_planted_path(tmp_path: Path, monkeypatch: pytest.MonkeyP
 _ASK = """
 import sys, types
 runner = types.ModuleType("lazy.ask.runner")
-def default_runner(project):
-    def one_shot(prompt):
+class OneShot:
+    def __call__(self, prompt):
         return {answer!r}
-    return one_shot
+    def check(self):
+        pass
+def default_runner(project):
+    return OneShot()
 runner.default_runner = default_runner
 sys.modules["lazy.ask.runner"] = runner
 sys.argv = ["lazy", *sys.argv[1:]]

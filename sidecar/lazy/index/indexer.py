@@ -192,24 +192,29 @@ def redacted_counts(home: Path, names: tuple[str, ...]) -> dict[str, int] | None
     (rules) with at least one. Term counts over the ``redacted=…`` tags, read-only; None
     when the index cannot be read (``health`` says why)."""
     path = home / "index"
-    if _stamp_ok(path) is not None:
-        return None
+    if _stamp_ok(path) is not None or _damage(path) is not None:
+        return None  # never read a damaged segment: Tantivy answers from it, or panics
     try:
         index = _open(path)
         searcher = index.searcher()
-    except Exception:  # Tantivy says "corrupt" in many ways; health() reports it
-        return None
-    schema = index.schema
-    message = tantivy.Query.term_query(schema, TAGS, "kind=conversation", index_option="basic")
-    out: dict[str, int] = {}
-    for name in ("any", *names):
-        tagged = tantivy.Query.term_query(schema, TAGS, f"{REDACTED}={name}", index_option="basic")
-        both = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, tagged), (tantivy.Occur.Must, message)]
-        )
-        n = int(getattr(searcher.search(both, 1, count=True), "count", 0) or 0)  # not in the stub
-        if n or name == "any":
-            out[name] = n
+        schema = index.schema
+        message = tantivy.Query.term_query(schema, TAGS, "kind=conversation", index_option="basic")
+        out: dict[str, int] = {}
+        for name in ("any", *names):
+            tagged = tantivy.Query.term_query(
+                schema, TAGS, f"{REDACTED}={name}", index_option="basic"
+            )
+            both = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, tagged), (tantivy.Occur.Must, message)]
+            )
+            found = searcher.search(both, 1, count=True)
+            n = int(getattr(found, "count", 0) or 0)  # not in the stub
+            if n or name == "any":
+                out[name] = n
+    except BaseException as e:
+        if not tantivy_failed(e):
+            raise
+        return None  # Tantivy says "corrupt" in many ways; health() reports it
     return out
 
 

@@ -84,11 +84,11 @@ def parse_ahead(path: Path, tool: str | None = None) -> Fresh | None:
         f, size, mtime = open_source(path)
         with f:
             data = read_complete(f, 0, BATCH)
-    except Exception:  # unreadable, or a damaged compressed rollout: capture will say why
+        reader = make_reader(tool or tool_of(path), str(path), sid, agent)
+        batch = reader.read(split_lines(data, 0, 1))
+        return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
+    except Exception:  # unreadable, damaged, or a failure no rule foresaw: capture says why
         return None
-    reader = make_reader(tool or tool_of(path), str(path), sid, agent)
-    batch = reader.read(split_lines(data, 0, 1))
-    return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
 
 
 class _Conflict(Exception):
@@ -170,6 +170,11 @@ def capture_file(
         except _Conflict:
             fresh = None
             continue
+        except StoreError:
+            raise  # the store's failure, not this file's: the caller says it
+        except Exception as e:
+            unexpected(store, e, result)
+            break
     else:  # pragma: no cover - twenty writers racing on one file
         raise StoreError("capture kept racing with another process", "EAGAIN", str(path))
     if result.quarantined:
@@ -184,6 +189,24 @@ def capture_file(
         )
     if regroup and result.sessions:
         refresh(store)
+    return result
+
+
+def unexpected(store: Store, e: Exception, result: CaptureResult) -> CaptureResult:
+    """A failure no rule foresaw, capturing one source: what its committed batches stored
+    stays, the capture log says why with the machine detail, and the caller goes on with
+    its next file. The next pass tries again from where the store left off."""
+    code = type(e).__name__
+    detail = f"{code}: {e}"
+    result.status, result.reason, result.code = "error", f"could not be captured: {detail}", code
+    store.log(
+        "error",
+        "could not be captured",
+        path=result.path,
+        session_id=result.session_id,
+        code=code,
+        detail=detail,
+    )
     return result
 
 

@@ -24,7 +24,7 @@ import psutil
 import pytest
 from harness import LAZY, ro_connect, unzstd
 
-from agent_sessions import Conv, Rollout, create_db, oc_conv, tool, write_v1_tree
+from agent_sessions import Conv, Rollout, create_db, invoke, oc_conv, tool, write_v1_tree
 from claude_session import Session
 from lazy.capture import daemon
 from search_support import env_for
@@ -384,3 +384,79 @@ def test_the_hook_quarantines_and_captures_the_transcript_and_its_subagents(
     assert not (world.lazy_home / "hook-failures.log").exists()
     bid = _query(world, "SELECT builder_id FROM sessions WHERE id=?", s.id)
     assert bid and bid[0][0], "the hooked session has no Builder"
+
+
+# ---- a failure no rule foresaw, per file ---------------------------------------------------
+
+
+@pytest.fixture
+def in_process(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
+    """The world's environment for code run in this process (to plant a failure in it)."""
+    for k, v in world.env().items():
+        if k in ("HOME", "LAZY_HOME", "CODEX_HOME", "XDG_DATA_HOME"):
+            monkeypatch.setenv(k, v)
+    return world
+
+
+def _planted(monkeypatch: pytest.MonkeyPatch, module: Any, victim: str) -> None:
+    """``module._apply`` fails, for ``victim`` only, the way a reader bug would."""
+    real = module._apply
+
+    def failing(c: sqlite3.Connection, batch: Any, spath: str, *a: Any, **kw: Any) -> Any:
+        if spath == victim:
+            raise LookupError("a shape no rule foresaw")
+        return real(c, batch, spath, *a, **kw)
+
+    monkeypatch.setattr(module, "_apply", failing)
+
+
+@pytest.mark.parametrize("tool_name", ["claude", "opencode"])
+def test_an_unforeseen_failure_on_one_file_is_logged_and_the_rest_imported(
+    in_process: World, monkeypatch: pytest.MonkeyPatch, tool_name: str
+) -> None:
+    from lazy.capture import opencode, pipeline
+
+    w = in_process
+    if tool_name == "claude":
+        victim = str(next(p for p in (w.user_home / ".claude").rglob(f"{CLAUDE_GOOD[1]}.jsonl")))
+        _planted(monkeypatch, pipeline, victim)
+    else:
+        victim = str(w.user_home / ".local" / "opencode" / "opencode.db") + (
+            "#ses_gooddbsessiongooddbsess01"
+        )
+        _planted(monkeypatch, opencode, victim)
+    r = invoke("import-conversation", "--tool", tool_name, "--yes", "--all-projects", "--json")
+    rep = json.loads(r.stdout)
+    (skip,) = rep["skipped"]
+    assert skip["path"] == victim
+    why = "could not be captured: LookupError: a shape no rule foresaw"
+    assert skip["reason"] == f"{why} [LookupError]"
+    w.good[tool_name] = [s for s in w.good[tool_name] if s not in victim]
+    assert_captured(w, (tool_name,), None)
+    logged = _query(w, "SELECT level, code, detail FROM capture_log WHERE path=?", victim)
+    assert logged == [("error", "LookupError", "LookupError: a shape no rule foresaw")]
+    text = invoke("import-conversation", "--tool", tool_name, "--yes", "--all-projects").stdout
+    assert f"{why} [LookupError] ({victim})" in " ".join(text.split())  # as wrapped
+
+
+def test_a_sweep_goes_on_with_the_next_agent(
+    in_process: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lazy.capture import live
+
+    w = in_process
+    real = live.discover_tool
+
+    def failing(tool_name: str, *a: Any, **kw: Any) -> Any:
+        if tool_name == "claude":
+            raise LookupError("a shape no rule foresaw")
+        return real(tool_name, *a, **kw)
+
+    monkeypatch.setattr(live, "discover_tool", failing)
+    threads = live.PerThread(w.lazy_home, 16)
+    sweep = live.LiveCapture(w.lazy_home, threads.store).sweep()
+    assert sweep.error is None
+    (f,) = [f for f in sweep.failures if f.code == "sweep-error"]
+    assert f.reason == "the claude sweep failed" and "LookupError" in f.detail
+    assert_captured(w, ("codex", "opencode"), None)
+    threads.store().close()

@@ -356,7 +356,7 @@ def _db_record(
     obj, why = bounded(obj, raw)
     obj.update({k: v for k, v in ids.items() if v is not None})
     blob = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-    problem = Quarantined(0, 0, f"{origin}: {why}", raw, origin) if why else None
+    problem = Quarantined(0, 0, why, raw, origin) if why else None
     return Record(kind, rid, str(ids["sessionID"]), blob, origin), problem
 
 
@@ -546,7 +546,7 @@ def list_sessions(data_dir: Path) -> tuple[list[SessionRef], list[Quarantined]]:
         try:
             found, bad = _db_list(db)
         except Exception as e:  # a shape no rule foresaw: the other stores are still listed
-            found, bad = [], [Quarantined(0, 0, f"{db}: {unreadable(e)}", b"", str(db))]
+            found, bad = [], [Quarantined(0, 0, unreadable(e), b"", str(db))]
         problems.extend(bad)
         for ref in found:
             refs.setdefault(ref.session_id, ref)
@@ -656,7 +656,7 @@ def load_session(data_dir: Path, ref: SessionRef) -> tuple[list[Record], list[Qu
     except (OSError, IndexError) as e:  # vanished since listed, or not a session's path
         return [], [Quarantined(0, 0, f"{location}: unreadable: {e}", b"", str(location))]
     except Exception as e:  # a shape no rule foresaw: this session, not the listing, fails
-        return [], [Quarantined(0, 0, f"{location}: {unreadable(e)}", b"", str(location))]
+        return [], [Quarantined(0, 0, unreadable(e), b"", str(location))]
 
 
 # ---- normalization ---------------------------------------------------------------------------
@@ -846,8 +846,9 @@ def _part_of(msg: _Msg, batch: ReadBatch) -> MessagePart | None:
 
 
 def _problem(rec: Record | _Msg, reason: str) -> Quarantined:
-    return Quarantined(0, 0, f"{rec.origin}: {reason}", rec.raw if isinstance(rec, _Msg)
-                       else rec.data, rec.origin)  # fmt: skip
+    """A record kept whole in quarantine, with why."""
+    raw = rec.raw if isinstance(rec, _Msg) else rec.data
+    return Quarantined(0, 0, reason, raw, rec.origin)
 
 
 def read(records: list[Record]) -> ReadBatch:

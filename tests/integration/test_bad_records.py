@@ -460,3 +460,26 @@ def test_a_sweep_goes_on_with_the_next_agent(
     assert f.reason == "the claude sweep failed" and "LookupError" in f.detail
     assert_captured(w, ("codex", "opencode"), None)
     threads.store().close()
+
+
+# ---- times and paths no rule foresaw -------------------------------------------------------
+
+
+def test_times_past_local_years_and_a_nul_in_the_cwd_are_imported_and_listed(
+    world: World,
+) -> None:
+    """ISO times Python reads but cannot turn into local time (year 1 east of UTC, year 9999
+    west of it), and a cwd with a NUL (no path holds one): read, listed, imported as memories."""
+    s = Session(world.user_home / ".claude" / "projects", "/w/odd\x00times")
+    s.write(s.line("user", message={"role": "user", "content": "odd times one"},
+                   timestamp="9999-12-31T23:59:59-05:00"))  # fmt: skip
+    s.assistant("odd answer")
+    s.write(s.line("user", message={"role": "user", "content": "odd times two"},
+                   timestamp="0001-01-01T00:00:00+05:00"))  # fmt: skip
+    s.assistant("odd answer two")
+    world.lazy("import-conversation", "--yes", "--all-projects")
+    listed = world.lazy("conversations", "--all-projects").stdout
+    assert "odd times" in listed, listed
+    rep = json.loads(world.lazy("import", "claude", "--json", "--include-trivial").stdout)
+    assert rep["errors"] == [] and s.id in [x["session_id"] for x in rep["sessions"]], rep
+    assert_captured(world, ("claude",), None)

@@ -483,3 +483,26 @@ def test_times_past_local_years_and_a_nul_in_the_cwd_are_imported_and_listed(
     rep = json.loads(world.lazy("import", "claude", "--json", "--include-trivial").stdout)
     assert rep["errors"] == [] and s.id in [x["session_id"] for x in rep["sessions"]], rep
     assert_captured(world, ("claude",), None)
+
+
+def test_an_unforeseen_failure_planning_one_sessions_memories_is_its_error(
+    in_process: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lazy.capture import agent_import
+
+    real = agent_import.plan
+    victim = CLAUDE_GOOD[1]
+
+    def failing(c: sqlite3.Connection, s: sqlite3.Row, *a: Any) -> Any:
+        if s["id"] == victim:
+            raise LookupError("a shape no rule foresaw")
+        return real(c, s, *a)
+
+    monkeypatch.setattr(agent_import, "plan", failing)
+    rep = json.loads(invoke("import", "claude", "--json", "--include-trivial").stdout)
+    (err,) = rep["errors"]
+    assert err["session_id"] == victim and err["path"].endswith(f"{victim}.jsonl")
+    assert err["reason"] == "could not be imported as memories: LookupError: a shape no rule foresaw"
+    assert CLAUDE_GOOD[0] in {s["session_id"] for s in rep["sessions"]}, rep["sessions"]
+    logged = _query(in_process, "SELECT code, detail FROM capture_log WHERE session_id=?", victim)
+    assert logged == [("LookupError", "LookupError: a shape no rule foresaw")]

@@ -11,6 +11,7 @@ store every other file's Builder, and exit 0 without a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -38,19 +39,39 @@ KINDS = ("arrays", "objects", "mixed")
 DEPTHS = (600, 1000, 1100)
 
 CLAUDE_CORPUS = (
-    CORPUS / "claude-code" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
-    / "real_projects" / "-Users-dain-workspace-claude-code-log-sample"
-)  # fmt: skip
+    CORPUS
+    / "claude-code"
+    / "handgemacht-ai__claude-code-log"
+    / "test"
+    / "test_data"
+    / "real_projects"
+    / "-Users-dain-workspace-claude-code-log-sample"
+)
 CLAUDE_GOOD = ("07f2e15c-a38b-454b-9148-60edc06de401", "89488521-e2e7-4d97-bc02-38197efdddc8")
 CODEX_CORPUS = (
-    CORPUS / "codex" / "madshn__localpush" / "src-tauri" / "tests" / "fixtures" / "codex"
-    / "2026-02-23" / "raw" / "sessions"
-)  # fmt: skip
+    CORPUS
+    / "codex"
+    / "madshn__localpush"
+    / "src-tauri"
+    / "tests"
+    / "fixtures"
+    / "codex"
+    / "2026-02-23"
+    / "raw"
+    / "sessions"
+)
 CODEX_GOOD = ("019c8a4c-ed82-79a1-aa28-7738fc5ab61a", "019c8a4d-8f45-7010-8b5d-7fad920aa6f9")
 OPENCODE_CORPUS = (
-    CORPUS / "opencode" / "jazzyalex__agent-sessions" / "Resources" / "Fixtures" / "stage0"
-    / "agents" / "opencode" / "storage_v2"
-)  # fmt: skip
+    CORPUS
+    / "opencode"
+    / "jazzyalex__agent-sessions"
+    / "Resources"
+    / "Fixtures"
+    / "stage0"
+    / "agents"
+    / "opencode"
+    / "storage_v2"
+)
 OPENCODE_GOOD = ("s_stage0_small", "s_stage0_large")
 
 
@@ -131,9 +152,14 @@ def _claude(w: World) -> None:
     for kind in KINDS:
         for depth in DEPTHS:
             call = {"type": "tool_use", "id": f"toolu_{kind}_{depth}", "name": "Probe"}
-            msg = {"id": f"msg_{kind}_{depth}", "type": "message", "role": "assistant",
-                   "model": "claude-sonnet-4-5", "content": [{**call, "input": {"deep": DEEP}}],
-                   "usage": {"input_tokens": 3, "output_tokens": 7}}  # fmt: skip
+            msg = {
+                "id": f"msg_{kind}_{depth}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{**call, "input": {"deep": DEEP}}],
+                "usage": {"input_tokens": 3, "output_tokens": 7},
+            }
             add(spliced(s.line("assistant", message=msg), nested(kind, depth)))
     # a string where the image block's source dict belongs: read, an image of unknown kind
     image = {"type": "image", "source": "not a dict"}
@@ -144,9 +170,14 @@ def _claude(w: World) -> None:
     # Read as orjson reads such numbers (a float), they are not quarantined.
     for big in ("123456789012345678901234567890", "9" * 5000):
         usage = {"input_tokens": 3, "output_tokens": DEEP, "nan": "@@NAN@@"}
-        msg = {"id": f"msg_big_{len(big)}", "type": "message", "role": "assistant",
-               "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "big"}],
-               "usage": usage}  # fmt: skip
+        msg = {
+            "id": f"msg_big_{len(big)}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "big"}],
+            "usage": usage,
+        }
         line = spliced(s.line("assistant", message=msg), big).replace(b'"@@NAN@@"', b"NaN")
         add(line, quarantined=False)
     s.turn("claude after the bad lines", "claude fine after")
@@ -174,13 +205,21 @@ def _codex(w: World) -> None:
 
     for kind in KINDS:
         for depth in DEPTHS:
-            call = {"type": "function_call", "name": "shell", "arguments": DEEP,
-                    "call_id": f"call_{kind}_{depth}"}  # fmt: skip
+            call = {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": DEEP,
+                "call_id": f"call_{kind}_{depth}",
+            }
             add(spliced(orjson.loads(r.line("response_item", call)), nested(kind, depth)))
     # arguments as a JSON string (as Codex writes them) nested past what orjson writes back:
     # kept as the string it is
-    call = {"type": "function_call", "name": "shell", "arguments": nested("objects", 600),
-            "call_id": "call_string_600"}  # fmt: skip
+    call = {
+        "type": "function_call",
+        "name": "shell",
+        "arguments": nested("objects", 600),
+        "call_id": "call_string_600",
+    }
     add(r.line("response_item", call), quarantined=False)
     r.turn("codex after the bad lines", "codex fine after")
     w.good["codex"] = list(CODEX_GOOD)
@@ -225,8 +264,10 @@ def _opencode(w: World) -> None:
     try:
         info, parts = in_db.messages[-2]
         for p, text in zip(parts, variants, strict=True):
-            con.execute("UPDATE part SET data = replace(data, ?, ?) WHERE id=?",
-                        (f'"{DEEP}"', text, p["id"]))  # fmt: skip
+            con.execute(
+                "UPDATE part SET data = replace(data, ?, ?) WHERE id=?",
+                (f'"{DEEP}"', text, p["id"]),
+            )
             (data_,) = con.execute("SELECT data FROM part WHERE id=?", (p["id"],)).fetchone()
             bad.append(Bad(f"{db}#part/{p['id']}", None, data_.encode()))
         con.commit()
@@ -298,8 +339,9 @@ def test_import_conversation_quarantines_each_bad_line_and_stores_the_rest(
     p = world.lazy("import-conversation", "--tool", tool_name, "--yes", "--all-projects")
     assert_captured(world, (tool_name,), p.stdout)
     rep = json.loads(
-        world.lazy("import-conversation", "--tool", tool_name, "--yes", "--all-projects",
-                   "--json").stdout  # fmt: skip
+        world.lazy(
+            "import-conversation", "--tool", tool_name, "--yes", "--all-projects", "--json"
+        ).stdout
     )
     assert rep["skipped"] == [] and rep["refused"] == [], rep  # nothing left failing
     again = _query(world, "SELECT COUNT(*) FROM quarantine")
@@ -349,10 +391,19 @@ def test_the_hook_quarantines_and_captures_the_transcript_and_its_subagents(
     lines = []
     for kind in KINDS:
         for depth in DEPTHS:
-            call = {"type": "tool_use", "id": f"toolu_h_{kind}_{depth}", "name": "Probe",
-                    "input": {"deep": DEEP}}  # fmt: skip
-            msg = {"id": f"msg_h_{kind}_{depth}", "type": "message", "role": "assistant",
-                   "model": "claude-sonnet-4-5", "content": [call]}  # fmt: skip
+            call = {
+                "type": "tool_use",
+                "id": f"toolu_h_{kind}_{depth}",
+                "name": "Probe",
+                "input": {"deep": DEEP},
+            }
+            msg = {
+                "id": f"msg_h_{kind}_{depth}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [call],
+            }
             lines.append(spliced(s.line("assistant", message=msg), nested(kind, depth)))
     first = sum(1 for _ in s.path.open("rb")) + 1
     with s.path.open("ab") as f:
@@ -369,12 +420,17 @@ def test_the_hook_quarantines_and_captures_the_transcript_and_its_subagents(
             sub.path.write_bytes(spliced(sub.line("user", x=DEEP, **side), deep))
         sub.write(sub.line("user", message={"role": "user", "content": f"sub {n}"}, **side))
         subs.append(sub)
-    hook = {"session_id": s.id, "transcript_path": str(s.path), "cwd": "/w/hooked",
-            "hook_event_name": "Stop"}  # fmt: skip
+    hook = {
+        "session_id": s.id,
+        "transcript_path": str(s.path),
+        "cwd": "/w/hooked",
+        "hook_event_name": "Stop",
+    }
     p = world.lazy("capture", "--hook", stdin=json.dumps(hook).encode())
     assert p.stdout == ""
-    texts = {r[0] for r in _query(world, "SELECT text FROM messages WHERE session_id LIKE ?",
-                                  f"{s.id}%")}  # fmt: skip
+    texts = {
+        r[0] for r in _query(world, "SELECT text FROM messages WHERE session_id LIKE ?", f"{s.id}%")
+    }
     assert {"hooked before", "hooked after", "sub 0", "sub 1"} <= texts, texts
     held = {(r[0], r[1]) for r in _query(world, "SELECT path, line_no FROM quarantine")}
     want = {(str(s.path), first + i) for i in range(len(lines))} | {(str(subs[1].path), 1)}
@@ -471,11 +527,21 @@ def test_times_past_local_years_and_a_nul_in_the_cwd_are_imported_and_listed(
     """ISO times Python reads but cannot turn into local time (year 1 east of UTC, year 9999
     west of it), and a cwd with a NUL (no path holds one): read, listed, imported as memories."""
     s = Session(world.user_home / ".claude" / "projects", "/w/odd\x00times")
-    s.write(s.line("user", message={"role": "user", "content": "odd times one"},
-                   timestamp="9999-12-31T23:59:59-05:00"))  # fmt: skip
+    s.write(
+        s.line(
+            "user",
+            message={"role": "user", "content": "odd times one"},
+            timestamp="9999-12-31T23:59:59-05:00",
+        )
+    )
     s.assistant("odd answer")
-    s.write(s.line("user", message={"role": "user", "content": "odd times two"},
-                   timestamp="0001-01-01T00:00:00+05:00"))  # fmt: skip
+    s.write(
+        s.line(
+            "user",
+            message={"role": "user", "content": "odd times two"},
+            timestamp="0001-01-01T00:00:00+05:00",
+        )
+    )
     s.assistant("odd answer two")
     world.lazy("import-conversation", "--yes", "--all-projects")
     listed = world.lazy("conversations", "--all-projects").stdout
@@ -502,7 +568,32 @@ def test_an_unforeseen_failure_planning_one_sessions_memories_is_its_error(
     rep = json.loads(invoke("import", "claude", "--json", "--include-trivial").stdout)
     (err,) = rep["errors"]
     assert err["session_id"] == victim and err["path"].endswith(f"{victim}.jsonl")
-    assert err["reason"] == "could not be imported as memories: LookupError: a shape no rule foresaw"
+    assert (
+        err["reason"] == "could not be imported as memories: LookupError: a shape no rule foresaw"
+    )
     assert CLAUDE_GOOD[0] in {s["session_id"] for s in rep["sessions"]}, rep["sessions"]
     logged = _query(in_process, "SELECT code, detail FROM capture_log WHERE session_id=?", victim)
     assert logged == [("LookupError", "LookupError: a shape no rule foresaw")]
+
+
+def test_a_batch_too_big_for_sqlite_is_that_files_error(in_process: World) -> None:
+    """SQLite holds at most SQLITE_LIMIT_LENGTH bytes in a value (1 GB by default): a file
+    whose raw batch is past it is that file's failure, not the store's. Here the limit is
+    lowered, on the one connection this capture uses, to what a test can write."""
+    from lazy.capture.discovery import discover
+    from lazy.capture.importer import run_import
+    from lazy.store import Store
+
+    w = in_process
+    projects = w.user_home / ".claude" / "projects"
+    s = Session(projects, "/w/too-big")
+    s.turn(os.urandom(300_000).hex(), "an answer to a prompt SQLite cannot hold")
+    with Store.open(w.lazy_home) as store:
+        store.conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 500_000)
+        d = discover([projects], None, default_roots=False)
+        rep = run_import(store, d, list(d.sessions))
+    (skip,) = rep.skipped
+    assert skip.path == str(s.path) and "SQLITE_TOOBIG" in skip.reason, skip
+    assert_captured(w, ("claude",), None)
+    logged = _query(w, "SELECT code FROM capture_log WHERE path=?", str(s.path))
+    assert logged == [("SQLITE_TOOBIG",)], logged

@@ -294,14 +294,10 @@ class LiveCapture:
             f = self._failed(q.file, q.line, q.reason, "bad-line", "")
             result.failures.append(f)
         for s in report.refused:
-            result.failures.append(
-                self._failed(s.path or "", None, s.reason, "refused", "")
-            )
+            result.failures.append(self._failed(s.path or "", None, s.reason, "refused", ""))
         for s in report.skipped:
             if not s.reason.startswith("empty"):  # missing or unreadable
-                f = self._failed(
-                    s.path, None, "the file could not be read", "read-error", s.reason
-                )
+                f = self._failed(s.path, None, "the file could not be read", "read-error", s.reason)
                 result.failures.append(f)
         result.imported += report.imported
         result.updated += report.updated

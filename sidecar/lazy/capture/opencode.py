@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lazy.builders import refresh
 from lazy.capture.discovery import opencode_key
-from lazy.capture.pipeline import CaptureResult, _apply, unexpected
+from lazy.capture.pipeline import CaptureResult, _apply, files_fault, unexpected
 from lazy.records import ReadBatch
 from lazy.sources.opencode import Record, SessionRef, load_session, read
 from lazy.store import Store, StoreError, now_iso
@@ -28,9 +28,9 @@ def capture_session(
     result = CaptureResult(key, ref.session_id, "unchanged")
     try:
         return _capture(store, data_dir, ref, key, result, regroup)
-    except StoreError:
-        raise  # the store's failure, not this session's: the caller says it
     except Exception as e:
+        if isinstance(e, StoreError) and not files_fault(e):
+            raise  # the store's failure, not this session's: the caller says it
         return unexpected(store, e, result)
 
 

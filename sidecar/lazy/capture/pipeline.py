@@ -170,9 +170,9 @@ def capture_file(
         except _Conflict:
             fresh = None
             continue
-        except StoreError:
-            raise  # the store's failure, not this file's: the caller says it
         except Exception as e:
+            if isinstance(e, StoreError) and not files_fault(e):
+                raise  # the store's failure, not this file's: the caller says it
             unexpected(store, e, result)
             break
     else:  # pragma: no cover - twenty writers racing on one file
@@ -192,12 +192,18 @@ def capture_file(
     return result
 
 
+def files_fault(e: StoreError) -> bool:
+    """A store error caused by the file, not the store: a batch SQLite cannot hold (a line
+    past its 1 GB limit). The store is fine, the next file can be captured."""
+    return e.code == "SQLITE_TOOBIG"
+
+
 def unexpected(store: Store, e: Exception, result: CaptureResult) -> CaptureResult:
     """A failure no rule foresaw, capturing one source: what its committed batches stored
     stays, the capture log says why with the machine detail, and the caller goes on with
     its next file. The next pass tries again from where the store left off."""
-    code = type(e).__name__
-    detail = f"{code}: {e}"
+    code = e.code if isinstance(e, StoreError) else type(e).__name__
+    detail = f"{code}: {e.detail if isinstance(e, StoreError) else e}"
     result.status, result.reason, result.code = "error", f"could not be captured: {detail}", code
     store.log(
         "error",

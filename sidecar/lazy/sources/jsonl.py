@@ -16,7 +16,7 @@ from typing import IO, Any
 import orjson
 
 from lazy.records import Quarantined, ReadBatch
-from lazy.sources.nesting import bounded
+from lazy.sources.nesting import bounded, could_be_deep
 
 CHUNK = 4 * 1024 * 1024
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -110,10 +110,11 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
             return None, _TOO_DEEP  # the stdlib parser would only recurse until it fails
         obj = None
     if obj is not None:
-        if isinstance(obj, dict):
-            record, why = bounded(obj, raw)
-            return record, why
-        return None, f"not a JSON object ({type(obj).__name__})"
+        if not isinstance(obj, dict):
+            return None, f"not a JSON object ({type(obj).__name__})"
+        if not could_be_deep(raw):  # nearly every line: no walk over what it holds
+            return obj, None
+        return bounded(obj)
     if not raw.strip():
         return None, "blank line"
     reasons: list[str] = []
@@ -183,7 +184,10 @@ def decode(raw: bytes) -> tuple[list[dict[str, Any]], str | None]:
         if reason is not None and reason.startswith("invalid JSON"):
             salvaged = _salvage(raw)
             if salvaged:
-                return salvaged, f"{reason}; recovered {len(salvaged)} whole record(s) from the line"
+                return (
+                    salvaged,
+                    f"{reason}; recovered {len(salvaged)} whole record(s) from the line",
+                )
         return [], reason
     except Exception as e:
         return [], unreadable(e)
@@ -198,10 +202,10 @@ def read_records(
     for line in lines:
         batch.lines += 1
         objs, problem = decode(line.raw)
-        try:
-            for obj in objs:
+        for obj in objs:
+            try:
                 handle(line, obj)
-        except Exception as e:
-            problem = f"{problem}; {unreadable(e)}" if problem else unreadable(e)
+            except Exception as e:
+                problem = f"{problem}; {unreadable(e)}" if problem else unreadable(e)
         if problem is not None:
             batch.quarantine.append(Quarantined(line.line_no, line.offset, problem, line.raw))

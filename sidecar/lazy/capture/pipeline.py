@@ -203,7 +203,8 @@ def unexpected(store: Store, e: Exception, result: CaptureResult) -> CaptureResu
     stays, the capture log says why with the machine detail, and the caller goes on with
     its next file. The next pass tries again from where the store left off."""
     code = e.code if isinstance(e, StoreError) else type(e).__name__
-    detail = f"{code}: {e.detail if isinstance(e, StoreError) else e}"
+    said = e.detail if isinstance(e, StoreError) else str(e)
+    detail = f"{code}: {said}" if said else code  # a MemoryError says nothing more
     result.status, result.reason, result.code = "error", f"could not be captured: {detail}", code
     store.log(
         "error",

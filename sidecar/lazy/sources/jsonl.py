@@ -170,7 +170,8 @@ def _salvage(raw: bytes) -> list[dict[str, Any]]:
 
 def unreadable(e: BaseException) -> str:
     """Why a line or record could not be read, with the machine detail: the exception."""
-    return f"could not be read: {type(e).__name__}: {e}"
+    said = str(e)
+    return f"could not be read: {type(e).__name__}" + (f": {said}" if said else "")
 
 
 def decode(raw: bytes) -> tuple[list[dict[str, Any]], str | None]:

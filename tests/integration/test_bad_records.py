@@ -527,22 +527,9 @@ def test_times_past_local_years_and_a_nul_in_the_cwd_are_imported_and_listed(
     """ISO times Python reads but cannot turn into local time (year 1 east of UTC, year 9999
     west of it), and a cwd with a NUL (no path holds one): read, listed, imported as memories."""
     s = Session(world.user_home / ".claude" / "projects", "/w/odd\x00times")
-    s.write(
-        s.line(
-            "user",
-            message={"role": "user", "content": "odd times one"},
-            timestamp="9999-12-31T23:59:59-05:00",
-        )
-    )
-    s.assistant("odd answer")
-    s.write(
-        s.line(
-            "user",
-            message={"role": "user", "content": "odd times two"},
-            timestamp="0001-01-01T00:00:00+05:00",
-        )
-    )
-    s.assistant("odd answer two")
+    for n, ts in (("one", "9999-12-31T23:59:59-05:00"), ("two", "0001-01-01T00:00:00+05:00")):
+        s.write(s.line("user", message={"role": "user", "content": f"odd times {n}"}, timestamp=ts))
+        s.assistant(f"odd answer {n}")
     world.lazy("import-conversation", "--yes", "--all-projects")
     listed = world.lazy("conversations", "--all-projects").stdout
     assert "odd times" in listed, listed

@@ -10,10 +10,14 @@ import pytest
 
 from lazy.records import ReadBatch
 from lazy.sources.jsonl import (
+    HEAD_KEPT,
     MAX_LINE,
     ORJSON_DEPTH,
+    PIECE,
     Line,
+    LongLine,
     decode,
+    pieces,
     read_complete,
     read_records,
     split_lines,
@@ -140,3 +144,22 @@ def test_too_deep_walks_without_recursing() -> None:
     assert too_deep(v) and not too_deep([[1]]) and not too_deep("x")
     cut_v, why = bounded({"v": v})
     assert why is not None and _depth(cut_v["v"]) == MAX_DEPTH - 1
+
+
+def test_a_line_past_the_limit_is_found_not_held_and_archived_in_pieces() -> None:
+    long = b'{"x":"' + b"a" * MAX_LINE + b'"}'
+    f = io.BytesIO(long + b'\n{"y":1}\n')
+    got = read_complete(f, 0, limit=2 * HEAD_KEPT)
+    assert isinstance(got, LongLine) and (got.offset, got.size) == (0, len(long))
+    assert long.startswith(got.head) and len(got.head) == HEAD_KEPT
+    assert read_complete(f, got.end) == b'{"y":1}\n'  # the cursor goes on past it
+    parts = list(pieces(f, got))
+    assert all(len(p) <= PIECE for _, p in parts) and b"".join(p for _, p in parts) == long + b"\n"
+    assert [o for o, _ in parts] == [i * PIECE for i in range(len(parts))]
+    batch = ReadBatch()
+    read_records(batch, [got.line(7)], lambda line, obj: None)
+    (q,) = batch.quarantine
+    assert (q.line_no, q.raw_size, q.raw) == (7, len(long), got.head)
+    assert q.reason == f"line of {len(long):,} bytes exceeds the {MAX_LINE:,}-byte limit"
+    # unterminated, it waits for its newline
+    assert read_complete(io.BytesIO(b'{"y":1}\n' + long), 8, limit=1000) == b""

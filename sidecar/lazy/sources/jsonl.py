@@ -7,6 +7,7 @@ line never stops the file.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +24,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # Past this a line is quarantined rather than parsed: real images make 1-5 MB lines, a
 # 50 MB line is a pasted dump that would only bloat every derived row.
 MAX_LINE = 32 * 1024 * 1024
+# Of a line past MAX_LINE, what is held at once: its first bytes (kept with its quarantine
+# report) and one piece at a time as it is archived. However long the line, memory is not.
+HEAD_KEPT = 64 * 1024
+PIECE = CHUNK
 ORJSON_DEPTH = 1024  # levels orjson reads; past them it says "depth limit exceeded"
 _TOO_DEEP = f"nested deeper than {ORJSON_DEPTH:,} levels, more than the JSON parser reads"
 
@@ -31,30 +36,82 @@ _TOO_DEEP = f"nested deeper than {ORJSON_DEPTH:,} levels, more than the JSON par
 class Line:
     offset: int  # byte offset of the line's first byte
     line_no: int  # 1-based
-    raw: bytes  # without the trailing newline
+    raw: bytes  # without the trailing newline; of a line past MAX_LINE only its head
+    size: int | None = None  # the line's length, when ``raw`` is only its head
 
 
-def read_complete(f: IO[bytes], start: int, limit: int = CHUNK * 16) -> bytes:
+@dataclass(frozen=True, slots=True)
+class LongLine:
+    """A complete line past :data:`MAX_LINE` at ``offset``: found, never held whole."""
+
+    offset: int
+    size: int  # bytes before its newline
+    head: bytes  # its first HEAD_KEPT bytes
+
+    def line(self, line_no: int) -> Line:
+        return Line(self.offset, line_no, self.head, self.size)
+
+    @property
+    def end(self) -> int:
+        """The offset just past its newline."""
+        return self.offset + self.size + 1
+
+
+def too_long(size: int) -> str:
+    return f"line of {size:,} bytes exceeds the {MAX_LINE:,}-byte limit"
+
+
+def read_complete(f: IO[bytes], start: int, limit: int = CHUNK * 16) -> bytes | LongLine:
     """The bytes from ``start`` up to the last newline within about ``limit`` bytes.
 
-    A line longer than ``limit`` is read whole (up to its newline); an unterminated tail is
-    left for a later read, so a half-written record is never consumed.
+    A line longer than ``limit`` is read whole (up to its newline) if it is within
+    :data:`MAX_LINE`, else it is a :class:`LongLine`, its newline found in bounded reads.
+    An unterminated tail is left for a later read, so a half-written record is never
+    consumed; looking for its end holds no more of it than ``limit`` either.
     """
     f.seek(start)
     data = f.read(limit)
     cut = data.rfind(b"\n")
     if cut >= 0 or len(data) < limit:
         return data[: cut + 1]
-    parts = [data]
-    while True:  # one line longer than the batch: keep reading to its end
-        more = f.read(CHUNK)
-        if not more:
-            return b""  # the long line is not complete yet
-        nl = more.find(b"\n")
+    head = data[:HEAD_KEPT]
+    del data  # one line longer than the batch: find its end before reading it whole
+    nl = _newline(f, start + limit)
+    if nl is None:
+        return b""  # the long line is not complete yet
+    if nl - start > MAX_LINE:
+        return LongLine(start, nl - start, head)
+    f.seek(start)
+    return f.read(nl + 1 - start)
+
+
+def _newline(f: IO[bytes], pos: int) -> int | None:
+    """The offset of the first newline at or after ``pos``; one buffer reused, so looking
+    through a line of any length holds CHUNK bytes."""
+    f.seek(pos)
+    buf = bytearray(CHUNK)
+    view = memoryview(buf)
+    while True:
+        n = f.readinto(view)  # type: ignore[attr-defined]
+        if not n:
+            return None
+        nl = buf.find(b"\n", 0, n)
         if nl >= 0:
-            parts.append(more[: nl + 1])
-            return b"".join(parts)
-        parts.append(more)
+            return pos + nl
+        pos += n
+
+
+def pieces(f: IO[bytes], long: LongLine) -> Iterator[tuple[int, bytes]]:
+    """A long line and its newline as (offset, bytes) pieces of at most PIECE bytes, one
+    read at a time: how it is archived verbatim without being held."""
+    pos = long.offset
+    f.seek(pos)
+    while pos < long.end:
+        piece = f.read(min(PIECE, long.end - pos))
+        if not piece:  # the file shrank under us: the caller sees it when it checks
+            raise OSError(errno.EIO, f"the file ended inside a line at byte {pos}")
+        yield pos, piece
+        pos += len(piece)
 
 
 def split_lines(data: bytes, start: int, first_line_no: int) -> Iterator[Line]:
@@ -102,7 +159,7 @@ _decoder = json.JSONDecoder(parse_int=_as_orjson)
 def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """One line as one JSON object, repairing what can be repaired."""
     if len(raw) > MAX_LINE:
-        return None, f"line of {len(raw):,} bytes exceeds the {MAX_LINE:,}-byte limit"
+        return None, too_long(len(raw))
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
@@ -202,6 +259,12 @@ def read_records(
     and the next line is read: one line never stops its file."""
     for line in lines:
         batch.lines += 1
+        if line.size is not None:  # a line past MAX_LINE: only its head is at hand
+            why = too_long(line.size)
+            batch.quarantine.append(
+                Quarantined(line.line_no, line.offset, why, line.raw, None, line.size)
+            )
+            continue
         objs, problem = decode(line.raw)
         for obj in objs:
             try:

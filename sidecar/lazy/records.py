@@ -84,8 +84,13 @@ class Quarantined:
     line_no: int
     offset: int
     reason: str
-    raw: bytes
+    raw: bytes  # the line; of a line past MAX_LINE only its head (the raw archive holds it all)
     origin: str | None = None  # the file, when not the one being captured (OpenCode's records)
+    size: int | None = None  # the line's length, when ``raw`` is only its head
+
+    @property
+    def raw_size(self) -> int:
+        return len(self.raw) if self.size is None else self.size
 
 
 @dataclass(slots=True)

@@ -48,7 +48,7 @@ def _result(res: pipeline.CaptureResult) -> dict[str, Any]:
         "reason": res.reason,
         "code": res.code,
         "quarantined": [
-            {"line_no": q.line_no, "offset": q.offset, "reason": q.reason, "size": len(q.raw)}
+            {"line_no": q.line_no, "offset": q.offset, "reason": q.reason, "size": q.raw_size}
             for q in res.quarantined
         ],
     }

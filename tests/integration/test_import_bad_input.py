@@ -129,6 +129,36 @@ def test_dangling_symlink_rollout_is_reported_and_the_rest_imported(
     assert str(bad) in reported, f"the unreadable rollout is not reported: {rep}"
 
 
+def test_a_rollout_failing_the_same_way_each_pass_is_one_counted_log_row(
+    homes: dict[str, Path],
+) -> None:
+    """A damaged compressed rollout fails alike on every pass (every daemon sweep, every
+    30 s): each report names it, the capture log keeps one row for it, counting the passes."""
+    good = Rollout(homes["codex"])
+    good.turn("q1", "a1")
+    bad = good.path.with_name(
+        "rollout-2026-03-01T11-00-00-019c0000-0000-7000-8000-0000000000bb.jsonl.zst"
+    )
+    bad.write_bytes(b"\x28\xb5\x2f\xfd not a zstd frame past its magic")
+    args = ("import-conversation", "--tool", "codex", "--yes", "--all-projects", "--json")
+
+    def logged(sql: str) -> list[tuple[Any, ...]]:
+        con = sqlite3.connect(f"file:{homes['lazy'] / 'store.db'}?mode=ro", uri=True)
+        try:
+            return con.execute(sql, (str(bad),)).fetchall()
+        finally:
+            con.close()
+
+    for n in (1, 2, 3):
+        proc, _ = run_lazy(homes, *args)
+        assert proc.returncode == 0, proc.stderr
+        rep = json.loads(proc.stdout)
+        assert [s["path"] for s in rep["skipped"]] == [str(bad)], rep  # said on every pass
+        rows = logged("SELECT level, code FROM capture_log WHERE path=?")
+        assert rows == [("error", "EIO")], f"pass {n}: one row, not one a pass: {rows}"
+    assert logged("SELECT count, at < last_at FROM capture_log WHERE path=?") == [(3, 1)]
+
+
 def test_fifo_in_the_rollouts_dir_does_not_hang_the_import(homes: dict[str, Path]) -> None:
     good = Rollout(homes["codex"])
     good.turn("q1", "a1")

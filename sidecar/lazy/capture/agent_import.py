@@ -30,8 +30,9 @@ from lazy.model import (
     ImportReport,
     SessionImport,
     SessionSkip,
+    SkipInfo,
 )
-from lazy.store import Store, lazy_home, parse_iso
+from lazy.store import Store, StoreError, lazy_home, parse_iso
 from lazy.store.archive import unpack_blocks
 from lazy.store.db import fetch_row
 from lazy.store.memories import Planned, given_slugs, reconcile, slug_for
@@ -159,9 +160,29 @@ def _capture_and_plan(
     # an empty file is not an error: it just makes no memories
     report.errors += [e for e in captured.skipped if not e.reason.startswith("empty")]
     for sid in wanted:
-        if _import_session(store, sid, o, report, progress):
+        if _guarded(store, sid, o, report, progress):
             for key in _children(store.conn, sid, tool, o):
-                _import_session(store, key, o, report, progress)
+                _guarded(store, key, o, report, progress)
+
+
+def _guarded(
+    store: Store, key: str, o: Options, report: AgentImportReport, progress: Progress | None
+) -> bool:
+    """:func:`_import_session`, where a failure no rule foresaw is this session's error, with
+    its machine detail, and the next session is imported."""
+    try:
+        return _import_session(store, key, o, report, progress)
+    except StoreError:
+        raise  # the store's failure: the CLI says it
+    except Exception as e:
+        detail = f"{type(e).__name__}: {e}"
+        s = fetch_row(store.conn, f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,))
+        path = (_source_file(store.conn, s) if s is not None else None) or ""
+        store.log("error", "could not be imported as memories", path=path, session_id=key,
+                  code=type(e).__name__, detail=detail)  # fmt: skip
+        reason = f"could not be imported as memories: {detail}"
+        report.errors.append(SkipInfo(session_id=key, path=path, reason=reason))
+        return False
 
 
 def _children(conn: sqlite3.Connection, sid: str, tool: str, o: Options) -> list[str]:

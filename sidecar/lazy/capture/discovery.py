@@ -114,9 +114,9 @@ def read_head(path: Path, tool: str = "claude") -> Head:
         try:
             with open_source(path)[0] as f:
                 head = f.read(want)
-        except Exception:  # unreadable or damaged: capture will say why
+            out, complete = _parse_head(path, tool, head)
+        except Exception:  # unreadable, damaged, or unforeseen: capture will say why
             return Head()
-        out, complete = _parse_head(path, tool, head)
         if complete or len(head) < want or want >= HEAD_BYTES:
             return out
         want = min(want * 4, HEAD_BYTES)
@@ -351,8 +351,9 @@ def discover_opencode(
         for ref in refs:
             if project is not None and not _in_project(ref.directory, repos):
                 continue
-            mtime = (ref.updated_ms or 0) * 1_000_000
-            cand = Candidate(Path(opencode_key(ref)), ref.session_id, None, 1, mtime, ref.directory)
+            cand = Candidate(
+                Path(opencode_key(ref)), ref.session_id, None, 1, ref.mtime_ns, ref.directory
+            )
             cand.tool, cand.ref, cand.started_at = "opencode", ref, iso_ms(ref.created_ms)
             cand.data_dir = root
             if ref.parent_id:

@@ -140,6 +140,8 @@ def _import_session(
             QuarantineInfo(file=q.origin or res.path, line=q.line_no, reason=q.reason)
             for q in res.quarantined
         ]
+        if cand.is_sidechain and res.status == "error":  # the session's other files go on
+            report.skipped.append(_unread(sid, res))
         if on_file:
             on_file(cand)
     if main is None:
@@ -147,8 +149,7 @@ def _import_session(
     if main.status == "refused":
         report.refused.append(SkipInfo(session_id=sid, path=main.path, reason=main.reason or ""))
     elif main.status in ("missing", "error"):
-        reason = f"{main.reason} [{main.code}]"
-        report.skipped.append(SkipInfo(session_id=sid, path=main.path, reason=reason))
+        report.skipped.append(_unread(sid, main))
     elif main.status == "oneshot":
         report.ignored_oneshots += 1
     elif not _has_conversation(store, sid):
@@ -160,6 +161,10 @@ def _import_session(
             report.updated.append(sid)
     else:
         report.imported.append(sid)
+
+
+def _unread(sid: str, res: CaptureResult) -> SkipInfo:
+    return SkipInfo(session_id=sid, path=res.path, reason=f"{res.reason} [{res.code}]")
 
 
 class _Ahead:

@@ -279,32 +279,39 @@ class LiveCapture:
         result = Sweep(now(), 0.0)
         sessions: set[str] = set()
         for tool in TOOLS:
-            d = discover_tool(tool, list(self.extra_roots.get(tool, [])), None)
-            self.roots[tool] = d.roots
-            p = plan(store, d)
-            todo = p.missing + p.behind
-            if todo:
-                report = run_import(store, d, todo)
-                for q in report.quarantined:
-                    f = self._failed(q.file, q.line, q.reason, "bad-line", "")
-                    result.failures.append(f)
-                for s in report.refused:
-                    result.failures.append(
-                        self._failed(s.path or "", None, s.reason, "refused", "")
-                    )
-                for s in report.skipped:
-                    if not s.reason.startswith("empty"):  # missing or unreadable
-                        f = self._failed(
-                            s.path, None, "the file could not be read", "read-error", s.reason
-                        )
-                        result.failures.append(f)
-                result.imported += report.imported
-                result.updated += report.updated
-                sessions |= set(todo)
+            try:
+                sessions |= self._sweep_tool(store, tool, result)
+            except StoreError:
+                raise  # the store's failure: the whole sweep fails, and is tried again
+            except Exception as e:  # this agent's sources: the next agent's still swept
+                f = self._failed("", None, f"the {tool} sweep failed", "sweep-error", repr(e))
+                result.failures.append(f)
         self.last_sweep_at = result.at = now()
         result.seconds = time.monotonic() - started
         self._captured(sessions)
         return result
+
+    def _sweep_tool(self, store: Store, tool: str, result: Sweep) -> set[str]:
+        """One agent's part of a sweep: the sessions it captured."""
+        d = discover_tool(tool, list(self.extra_roots.get(tool, [])), None)
+        self.roots[tool] = d.roots
+        p = plan(store, d)
+        todo = p.missing + p.behind
+        if not todo:
+            return set()
+        report = run_import(store, d, todo)
+        for q in report.quarantined:
+            f = self._failed(q.file, q.line, q.reason, "bad-line", "")
+            result.failures.append(f)
+        for s in report.refused:
+            result.failures.append(self._failed(s.path or "", None, s.reason, "refused", ""))
+        for s in report.skipped:
+            if not s.reason.startswith("empty"):  # missing or unreadable
+                f = self._failed(s.path, None, "the file could not be read", "read-error", s.reason)
+                result.failures.append(f)
+        result.imported += report.imported
+        result.updated += report.updated
+        return set(todo)
 
     def _captured(self, sessions: set[str]) -> None:
         """Index what was captured here, and queue the Builders of every message added to

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from lazy.builders import refresh
 from lazy.capture.discovery import opencode_key
-from lazy.capture.pipeline import CaptureResult, _apply
+from lazy.capture.pipeline import CaptureResult, _apply, files_fault, unexpected
 from lazy.records import ReadBatch
 from lazy.sources.opencode import Record, SessionRef, load_session, read
-from lazy.store import Store, now_iso
+from lazy.store import Store, StoreError, now_iso
 from lazy.store.archive import compress_raw, decompress
 
 
@@ -26,6 +26,17 @@ def capture_session(
 ) -> CaptureResult:
     key = opencode_key(ref)
     result = CaptureResult(key, ref.session_id, "unchanged")
+    try:
+        return _capture(store, data_dir, ref, key, result, regroup)
+    except Exception as e:
+        if isinstance(e, StoreError) and not files_fault(e):
+            raise  # the store's failure, not this session's: the caller says it
+        return unexpected(store, e, result)
+
+
+def _capture(
+    store: Store, data_dir: Path, ref: SessionRef, key: str, result: CaptureResult, regroup: bool
+) -> CaptureResult:
     seen = store.conn.execute("SELECT stamp FROM source_files WHERE path=?", (key,)).fetchone()
     if seen is not None and seen[0] == ref.stamp:
         return result
@@ -67,7 +78,7 @@ def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> 
             ref.session_id,
             ref.session_id if ref.parent_id else None,
             n,
-            (ref.updated_ms or 0) * 1_000_000,
+            ref.mtime_ns,
             ref.stamp,
             n,
             n,

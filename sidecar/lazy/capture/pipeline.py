@@ -9,7 +9,7 @@ import hashlib
 import io
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -21,7 +21,7 @@ from lazy.builders import refresh, refresh_in
 from lazy.capture.projects import project_of
 from lazy.records import MessagePart, Quarantined, ReadBatch, SessionFacts
 from lazy.sources import COMPRESSED, LineReader, file_identity, make_reader, tool_of
-from lazy.sources.jsonl import read_complete, split_lines
+from lazy.sources.jsonl import HEAD_KEPT, Line, LongLine, pieces, read_complete, split_lines
 from lazy.store import Store, StoreError, now_iso
 from lazy.store.archive import (
     compress_raw,
@@ -84,11 +84,13 @@ def parse_ahead(path: Path, tool: str | None = None) -> Fresh | None:
         f, size, mtime = open_source(path)
         with f:
             data = read_complete(f, 0, BATCH)
-    except Exception:  # unreadable, or a damaged compressed rollout: capture will say why
+        if isinstance(data, LongLine):
+            return None  # capture archives it piece by piece, in its own transaction
+        reader = make_reader(tool or tool_of(path), str(path), sid, agent)
+        batch = reader.read(split_lines(data, 0, 1))
+        return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
+    except Exception:  # unreadable, damaged, or a failure no rule foresaw: capture says why
         return None
-    reader = make_reader(tool or tool_of(path), str(path), sid, agent)
-    batch = reader.read(split_lines(data, 0, 1))
-    return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
 
 
 class _Conflict(Exception):
@@ -170,6 +172,11 @@ def capture_file(
         except _Conflict:
             fresh = None
             continue
+        except Exception as e:
+            if isinstance(e, StoreError) and not files_fault(e):
+                raise  # the store's failure, not this file's: the caller says it
+            unexpected(store, e, result)
+            break
     else:  # pragma: no cover - twenty writers racing on one file
         raise StoreError("capture kept racing with another process", "EAGAIN", str(path))
     if result.quarantined:
@@ -184,6 +191,31 @@ def capture_file(
         )
     if regroup and result.sessions:
         refresh(store)
+    return result
+
+
+def files_fault(e: StoreError) -> bool:
+    """A store error caused by the file, not the store: a batch SQLite cannot hold (a line
+    past its 1 GB limit). The store is fine, the next file can be captured."""
+    return e.code == "SQLITE_TOOBIG"
+
+
+def unexpected(store: Store, e: Exception, result: CaptureResult) -> CaptureResult:
+    """A failure no rule foresaw, capturing one source: what its committed batches stored
+    stays, the capture log says why with the machine detail, and the caller goes on with
+    its next file. The next pass tries again from where the store left off."""
+    code = e.code if isinstance(e, StoreError) else type(e).__name__
+    said = e.detail if isinstance(e, StoreError) else str(e)
+    detail = f"{code}: {said}" if said else code  # a MemoryError says nothing more
+    result.status, result.reason, result.code = "error", f"could not be captured: {detail}", code
+    store.log(
+        "error",
+        "could not be captured",
+        path=result.path,
+        session_id=result.session_id,
+        code=code,
+        detail=detail,
+    )
     return result
 
 
@@ -298,20 +330,26 @@ def _capture_open(
     wrote_any = False
     while True:
         prepared = None
+        long: LongLine | None = None
         if fresh is not None:
             data, raw, batch, prepared = fresh.data, fresh.raw, fresh.batch, fresh.prepared
             size, mtime = fresh.size, fresh.mtime_ns
             fresh = None
         else:
             try:
-                data = read_complete(f, start, BATCH)
+                got = read_complete(f, start, BATCH)
             except OSError as e:
                 return _fail(store, path, sid, "error", e, result)
             raw = b""
-            batch = reader.read(split_lines(data, start, line_no))
-        if not data:
+            if isinstance(got, LongLine):
+                long, data = got, b""
+                batch = reader.read([got.line(line_no)])
+            else:
+                data = got
+                batch = reader.read(split_lines(data, start, line_no))
+        if not data and long is None:
             break
-        end = start + len(data)
+        end = long.end if long is not None else start + len(data)
         with store.write() as c:
             _check(c, spath, expected)
             main_facts = batch.facts.get(sid) or reader.facts.get(sid)
@@ -322,11 +360,14 @@ def _capture_open(
             if agent is not None and sid.startswith("agent-") and batch.sidechain_of:
                 sid = next(iter(batch.sidechain_of.values()))[0]  # older layout: name the parent
             file_id = _upsert_file(c, spath, tool, sid, agent, size, mtime, status="ok")
-            c.execute(
-                "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data)"
-                " VALUES (?,?,?,?,?,?)",
-                (file_id, generation, start, end, line_no, raw or compress_raw(data)),
-            )
+            if long is None:
+                c.execute(
+                    "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end,"
+                    " first_line, data) VALUES (?,?,?,?,?,?)",
+                    (file_id, generation, start, end, line_no, raw or compress_raw(data)),
+                )
+            else:
+                _archive_long(c, f, file_id, generation, line_no, long)
             added, updated, touched = _apply(c, batch, spath, tool, generation, prepared)
             if agent is not None and "subagents" not in path.parts:
                 # 2.0.x layout: listed only if a tool call of the parent spawned it
@@ -344,7 +385,7 @@ def _capture_open(
         expected = (end, generation)
         result.messages_added += added
         result.messages_updated += updated
-        result.bytes_read += len(data)
+        result.bytes_read += end - start
         result.quarantined.extend(batch.quarantine)
         result.sessions |= touched
         start, line_no = end, line_no + batch.lines
@@ -360,6 +401,20 @@ def _capture_open(
     elif not wrote_any and start == 0:
         result.status = "empty"
     return result
+
+
+def _archive_long(
+    c: sqlite3.Connection, f: IO[bytes], file_id: int, generation: int, line_no: int, long: LongLine
+) -> None:
+    """A line past MAX_LINE kept verbatim as pieces of at most PIECE bytes, each its own row
+    (no value near SQLite's 1 GB limit, nothing held whole), in the caller's transaction:
+    all of it is archived and the cursor passes it, or neither."""
+    for pos, piece in pieces(f, long):
+        c.execute(
+            "INSERT OR IGNORE INTO raw_chunks(file_id, generation, start, end, first_line, data,"
+            " line_size) VALUES (?,?,?,?,?,?,?)",
+            (file_id, generation, pos, pos + len(piece), line_no, compress_raw(piece), long.size),
+        )
 
 
 def _check(c: sqlite3.Connection, spath: str, expected: tuple[int, int] | None) -> None:
@@ -431,6 +486,9 @@ def _strict_prefix(
     start, line_no = 0, 1
     while True:
         data = read_complete(f, start, BATCH)
+        if isinstance(data, LongLine):  # quarantined whatever it holds: no message of it
+            start, line_no = data.end, line_no + 1
+            continue
         if not data:
             break
         batch = reader.read(split_lines(data, start, line_no))
@@ -510,14 +568,34 @@ def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
         ).fetchall()
         for (generation,) in generations:
             reader = make_reader(tool, spath, file_identity(Path(spath))[0], agent)
-            for start, first_line, data in c.execute(
-                "SELECT start, first_line, data FROM raw_chunks WHERE file_id=?"
-                " AND generation=? ORDER BY start",
-                (file_id, generation),
-            ).fetchall():
-                batch = reader.read(split_lines(decompress(data), start, first_line))
-                added += _apply(c, batch, spath, tool, generation)[0]
+            for lines in _archived_lines(c, file_id, generation):
+                added += _apply(c, reader.read(lines), spath, tool, generation)[0]
     return added
+
+
+def _archived_lines(
+    c: sqlite3.Connection, file_id: int, generation: int
+) -> Iterator[Iterable[Line]]:
+    """One generation of a file's raw archive as runs of lines, a chunk at a time: a line
+    past MAX_LINE, archived in pieces, is one line of its first piece's head (the rest of
+    its pieces are never read here)."""
+    rows = c.execute(
+        "SELECT id, start, first_line, line_size FROM raw_chunks WHERE file_id=?"
+        " AND generation=? ORDER BY start",
+        (file_id, generation),
+    ).fetchall()
+    long_line = None
+    for chunk_id, start, first_line, line_size in rows:
+        if line_size is not None and first_line == long_line:
+            continue  # a later piece of the line just read
+        (data,) = c.execute("SELECT data FROM raw_chunks WHERE id=?", (chunk_id,)).fetchone()
+        if line_size is None:
+            long_line = None
+            yield split_lines(decompress(data), start, first_line)
+        else:
+            long_line = first_line
+            head = decompress(data)[:HEAD_KEPT]
+            yield [LongLine(start, line_size, head).line(first_line)]
 
 
 # ---- writing a batch ---------------------------------------------------------------------
@@ -579,7 +657,7 @@ def _apply(
                 generation,
                 q.reason,
                 compress_raw(q.raw),
-                len(q.raw),
+                q.raw_size,
                 now_iso(),
             ),
         )

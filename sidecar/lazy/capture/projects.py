@@ -54,7 +54,7 @@ def git_remote(project: str) -> str | None:
             if common.is_file():
                 git = (git / common.read_text().strip()).resolve()
         config = (git / "config").read_text(errors="replace")
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path a transcript gave
         return None
     remotes: dict[str, str] = {}
     section = None

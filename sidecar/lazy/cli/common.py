@@ -180,5 +180,5 @@ def when(ts: str | None) -> str:
             .astimezone()
             .strftime("%Y-%m-%d %H:%M")
         )
-    except ValueError:
+    except (ValueError, OverflowError):  # not ISO, or past the years local time can hold
         return ts[:16]

@@ -16,12 +16,11 @@ from lazy.records import (
     ONESHOT_MARKER,
     Entry,
     MessagePart,
-    Quarantined,
     ReadBatch,
     SessionFacts,
 )
 from lazy.sources import facts_for
-from lazy.sources.jsonl import Line, decode
+from lazy.sources.jsonl import Line, read_records
 
 # Every entry type formats.md §1.3 lists. Anything else is counted as unknown; its line
 # stays verbatim in the raw archive either way.
@@ -200,9 +199,11 @@ def is_caveat(text: str, meta: bool) -> bool:
 
 
 def _image_placeholder(block: dict[str, Any]) -> dict[str, Any]:
-    src = block.get("source") or {}
-    data = src.get("data") if isinstance(src, dict) else None
-    out: dict[str, Any] = {"type": "image", "media_type": src.get("media_type")}
+    src = block.get("source")
+    src = src if isinstance(src, dict) else {}
+    data = src.get("data")
+    media = src.get("media_type")
+    out: dict[str, Any] = {"type": "image", "media_type": media if isinstance(media, str) else None}
     if isinstance(data, str):
         out["bytes"] = len(data) * 3 // 4
         out["sha256"] = hashlib.sha256(data.encode()).hexdigest()[:16]
@@ -332,13 +333,7 @@ class ClaudeReader:
 
     def read(self, lines: Iterable[Line]) -> ReadBatch:
         batch = ReadBatch()
-        for line in lines:
-            batch.lines += 1
-            objs, problem = decode(line.raw)
-            if problem is not None:
-                batch.quarantine.append(Quarantined(line.line_no, line.offset, problem, line.raw))
-            for obj in objs:
-                self._entry(batch, obj, line.line_no)
+        read_records(batch, lines, lambda line, obj: self._entry(batch, obj, line.line_no))
         return batch
 
     def _entry(self, batch: ReadBatch, obj: dict[str, Any], line_no: int) -> None:

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from lazy.blocks import clip, result_block
-from lazy.records import MessagePart, Quarantined, ReadBatch, Role, SessionFacts
+from lazy.records import MessagePart, ReadBatch, Role, SessionFacts
 from lazy.sources import facts_for
-from lazy.sources.jsonl import Line, decode
+from lazy.sources.jsonl import Line, read_records
+from lazy.sources.nesting import too_deep
 
 KNOWN_KINDS = frozenset(
     {
@@ -120,12 +121,16 @@ def _output_text(output: Any) -> tuple[str, bool]:
 
 
 def _arguments(value: Any) -> Any:
-    """A call's input: JSON-string arguments parsed, free-form input kept as it is."""
+    """A call's input: JSON-string arguments parsed, free-form input (and arguments nested
+    too deep to keep as structure) kept as the text it is."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return clip(orjson.loads(value))
+            parsed = orjson.loads(value)
         except orjson.JSONDecodeError:
             pass
+        else:
+            if not too_deep(parsed):
+                return clip(parsed)
     return clip(value)
 
 
@@ -167,6 +172,8 @@ class CodexReader:
             cur = orjson.loads(f.cursor)
         except orjson.JSONDecodeError:
             return
+        if not isinstance(cur, dict):
+            return
         self._turn = str(cur.get("turn", ""))
         self._turns = int(cur.get("turns", 0))
         self._model = cur.get("model")
@@ -190,15 +197,14 @@ class CodexReader:
     def read(self, lines: Iterable[Line]) -> ReadBatch:
         batch = ReadBatch()
         f = self._facts(batch)
-        for line in lines:
-            if not self._started:
-                self._resume(f, line.line_no)
-            batch.lines += 1
-            objs, problem = decode(line.raw)
-            if problem is not None:
-                batch.quarantine.append(Quarantined(line.line_no, line.offset, problem, line.raw))
-            for obj in objs:
-                self._line(batch, f, obj, line.line_no)
+
+        def resumed(lines: Iterable[Line]) -> Iterator[Line]:
+            for line in lines:
+                if not self._started:
+                    self._resume(f, line.line_no)
+                yield line
+
+        read_records(batch, resumed(lines), lambda ln, obj: self._line(batch, f, obj, ln.line_no))
         self._save(f)
         return batch
 

@@ -23,6 +23,8 @@ import orjson
 
 from lazy.blocks import clip, result_block
 from lazy.records import ONESHOT_MARKER, MessagePart, Quarantined, ReadBatch, SessionFacts
+from lazy.sources.jsonl import unreadable
+from lazy.sources.nesting import bounded
 
 RAW_KEPT = 64 * 1024  # bytes of a bad file kept with its quarantine report
 # OpenCode holds the database open while it runs; a reader waits this long for a lock and
@@ -48,6 +50,7 @@ PART_TYPES = frozenset(
 # Session columns OpenCode stores as JSON text (drizzle ``mode: "json"``).
 _JSON_COLUMNS = frozenset(["summary_diffs", "revert", "permission", "model", "goal", "metadata"])
 _LIST_COLUMNS = ("id", "parent_id", "directory", "title", "version", "time_created", "time_updated")
+INT64 = 2**63 - 1  # the largest integer SQLite stores
 
 
 @dataclass(slots=True)
@@ -77,6 +80,11 @@ class SessionRef:
     updated_ms: int | None
     stamp: str  # changes whenever anything of the session does; same data, same stamp
 
+    @property
+    def mtime_ns(self) -> int:
+        """The last update as a file's mtime: 0 when unknown, never more than SQLite holds."""
+        return max(0, min((self.updated_ms or 0) * 1_000_000, INT64))
+
 
 # ---- small helpers ------------------------------------------------------------------------
 
@@ -86,12 +94,14 @@ def _str(v: Any) -> str | None:
 
 
 def _int(v: Any) -> int | None:
+    """An integer SQLite can hold; None for anything else (orjson reads past 64 bits, or
+    1e300, as a float that no SQLite integer holds)."""
     if isinstance(v, bool):
         return None
-    if isinstance(v, int):
+    if isinstance(v, float) and abs(v) <= INT64:  # also False for inf and nan
+        v = int(v)
+    if isinstance(v, int) and -INT64 <= v <= INT64:
         return v
-    if isinstance(v, float):
-        return int(v)
     return None
 
 
@@ -329,20 +339,25 @@ def _raw(data: Any) -> bytes:
     return data.encode() if isinstance(data, str) else bytes(data or b"")
 
 
-def _db_record(db: Path, kind: str, ids: dict[str, Any], data: Any) -> Record | Quarantined:
-    """A message or part row as its record: the data JSON with the columns' ids put back."""
+def _db_record(
+    db: Path, kind: str, ids: dict[str, Any], data: Any
+) -> tuple[Record | None, Quarantined | None]:
+    """A message or part row as its record: the data JSON with the columns' ids put back.
+    A row nested too deep is kept cut, and quarantined whole."""
     rid = str(ids["id"])
     origin = f"{db}#{kind}/{rid}"
     raw = _raw(data)
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        return _bad_json(f"{db} {kind} {rid}", raw, e, origin)
+        return None, _bad_json(f"{db} {kind} {rid}", raw, e, origin)
     if not isinstance(obj, dict):
-        return Quarantined(0, 0, f"{origin}: not a JSON object", raw[:RAW_KEPT], origin)
+        return None, Quarantined(0, 0, f"{origin}: not a JSON object", raw[:RAW_KEPT], origin)
+    obj, why = bounded(obj, raw)
     obj.update({k: v for k, v in ids.items() if v is not None})
     blob = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-    return Record(kind, rid, str(ids["sessionID"]), blob, origin)
+    problem = Quarantined(0, 0, why, raw, origin) if why else None
+    return Record(kind, rid, str(ids["sessionID"]), blob, origin), problem
 
 
 def _db_load(db: Path, sid: str) -> tuple[list[Record], list[Quarantined]]:
@@ -398,17 +413,16 @@ def _db_load(db: Path, sid: str) -> tuple[list[Record], list[Quarantined]]:
     for p in parts:
         by_msg.setdefault(str(p[1]), []).append(p)
     for mid, msid, data in msgs:
-        rec = _db_record(db, "message", {"id": mid, "sessionID": msid or sid}, data)
-        if isinstance(rec, Quarantined):
-            problems.append(rec)
+        rec, bad = _db_record(db, "message", {"id": mid, "sessionID": msid or sid}, data)
+        problems += [bad] if bad else []
+        if rec is None:
             continue  # its parts are reported below as naming a missing message
         records.append(rec)
         for pid, pmid, psid, pdata in by_msg.pop(str(mid), []):
             ids = {"id": pid, "sessionID": psid or sid, "messageID": pmid}
-            prec = _db_record(db, "part", ids, pdata)
-            if isinstance(prec, Quarantined):
-                problems.append(prec)
-            else:
+            prec, pbad = _db_record(db, "part", ids, pdata)
+            problems += [pbad] if pbad else []
+            if prec is not None:
                 records.append(prec)
     for mid, rows in sorted(by_msg.items()):
         for p in rows:
@@ -529,7 +543,10 @@ def list_sessions(data_dir: Path) -> tuple[list[SessionRef], list[Quarantined]]:
     refs: dict[str, SessionRef] = {}
     problems: list[Quarantined] = []
     for db in db_paths(data_dir):
-        found, bad = _db_list(db)
+        try:
+            found, bad = _db_list(db)
+        except Exception as e:  # a shape no rule foresaw: the other stores are still listed
+            found, bad = [], [Quarantined(0, 0, unreadable(e), b"", str(db))]
         problems.extend(bad)
         for ref in found:
             refs.setdefault(ref.session_id, ref)
@@ -549,7 +566,11 @@ def list_sessions(data_dir: Path) -> tuple[list[SessionRef], list[Quarantined]]:
                 problems.append(bad_file)
                 continue
             assert obj is not None
-            ref = _json_ref(path.absolute(), obj, flat)
+            try:
+                ref = _json_ref(path.absolute(), obj, flat)
+            except Exception as e:
+                problems.append(Quarantined(0, 0, unreadable(e), b"", str(path)))
+                continue
             refs.setdefault(ref.session_id, ref)
     out = sorted(
         refs.values(), key=lambda r: (r.created_ms is None, r.created_ms or 0, r.session_id)
@@ -634,6 +655,8 @@ def load_session(data_dir: Path, ref: SessionRef) -> tuple[list[Record], list[Qu
         return _json_load(location, ref.session_id)
     except (OSError, IndexError) as e:  # vanished since listed, or not a session's path
         return [], [Quarantined(0, 0, f"{location}: unreadable: {e}", b"", str(location))]
+    except Exception as e:  # a shape no rule foresaw: this session, not the listing, fails
+        return [], [Quarantined(0, 0, unreadable(e), b"", str(location))]
 
 
 # ---- normalization ---------------------------------------------------------------------------
@@ -687,6 +710,8 @@ class _Msg:
     mid: str
     data: dict[str, Any]
     parts: list[dict[str, Any]]
+    origin: str
+    raw: bytes
 
 
 def _blocks(msg: _Msg, batch: ReadBatch) -> tuple[list[dict[str, Any]], bool]:
@@ -820,9 +845,16 @@ def _part_of(msg: _Msg, batch: ReadBatch) -> MessagePart | None:
     )
 
 
+def _problem(rec: Record | _Msg, reason: str) -> Quarantined:
+    """A record kept whole in quarantine, with why."""
+    raw = rec.raw if isinstance(rec, _Msg) else rec.data
+    return Quarantined(0, 0, reason, raw, rec.origin)
+
+
 def read(records: list[Record]) -> ReadBatch:
     """Records (as load_session returns them) in, one MessagePart per OpenCode message out,
-    keyed by session id. Pure."""
+    keyed by session id. Pure. A record that cannot be read (or is nested too deep, then
+    read cut) is quarantined whole with why; the others are read."""
     batch = ReadBatch()
     batch.lines = len(records)
     msgs: dict[tuple[str, str], _Msg] = {}
@@ -842,38 +874,19 @@ def read(records: list[Record]) -> ReadBatch:
                 )
             )
             continue
-        sid = rec.session_id
-        if rec.kind == "session":
-            sessions[sid] = obj
-            _session_facts(batch, sid, obj)
-        elif rec.kind == "message":
-            msg = _Msg(sid, rec.id, obj, [])
-            if (sid, rec.id) not in msgs:
-                order.append(msg)
-            msgs[(sid, rec.id)] = msg
-            last[sid] = rec.id
-        elif rec.kind == "part":
-            # Drifted part files may not name their message: they follow it in the records.
-            mid = _str(obj.get("messageID")) or last.get(sid)
-            target = msgs.get((sid, mid)) if mid is not None else None
-            if target is None:
-                batch.quarantine.append(
-                    Quarantined(
-                        0,
-                        0,
-                        f"part {rec.id} names message {mid}, which is missing",
-                        rec.data[:RAW_KEPT],
-                        rec.origin,
-                    )
-                )
-                continue
-            target.parts.append(obj)
-        else:
-            batch.unknown_types[f"record:{rec.kind}"] = (
-                batch.unknown_types.get(f"record:{rec.kind}", 0) + 1
-            )
+        obj, why = bounded(obj, rec.data)
+        if why is not None:
+            batch.quarantine.append(_problem(rec, why))
+        try:
+            _record(batch, rec, obj, sessions, msgs, order, last)
+        except Exception as e:
+            batch.quarantine.append(_problem(rec, unreadable(e)))
     for msg in order:
-        part = _part_of(msg, batch)
+        try:
+            part = _part_of(msg, batch)
+        except Exception as e:
+            batch.quarantine.append(_problem(msg, unreadable(e)))
+            continue
         if part is not None:
             batch.parts.setdefault(msg.sid, []).append(part)
     for sid, obj in sessions.items():
@@ -883,3 +896,44 @@ def read(records: list[Record]) -> ReadBatch:
             f.saw(iso_ms(time.get("created")))
             f.saw(iso_ms(time.get("updated")))
     return batch
+
+
+def _record(
+    batch: ReadBatch,
+    rec: Record,
+    obj: dict[str, Any],
+    sessions: dict[str, dict[str, Any]],
+    msgs: dict[tuple[str, str], _Msg],
+    order: list[_Msg],
+    last: dict[str, str],
+) -> None:
+    sid = rec.session_id
+    if rec.kind == "session":
+        sessions[sid] = obj
+        _session_facts(batch, sid, obj)
+    elif rec.kind == "message":
+        msg = _Msg(sid, rec.id, obj, [], rec.origin, rec.data)
+        if (sid, rec.id) not in msgs:
+            order.append(msg)
+        msgs[(sid, rec.id)] = msg
+        last[sid] = rec.id
+    elif rec.kind == "part":
+        # Drifted part files may not name their message: they follow it in the records.
+        mid = _str(obj.get("messageID")) or last.get(sid)
+        target = msgs.get((sid, mid)) if mid is not None else None
+        if target is None:
+            batch.quarantine.append(
+                Quarantined(
+                    0,
+                    0,
+                    f"part {rec.id} names message {mid}, which is missing",
+                    rec.data[:RAW_KEPT],
+                    rec.origin,
+                )
+            )
+            return
+        target.parts.append(obj)
+    else:
+        batch.unknown_types[f"record:{rec.kind}"] = (
+            batch.unknown_types.get(f"record:{rec.kind}", 0) + 1
+        )

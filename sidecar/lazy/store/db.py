@@ -456,14 +456,32 @@ class Store:
         detail: str | None = None,
     ) -> bool:
         """Record a capture failure or refusal; never raises (the log must not add failures).
-        False when it could not be recorded (said on stderr)."""
+        False when it could not be recorded (said on stderr).
+
+        A file that fails the same way again (every sweep retries it) adds no row: its last
+        row counts one more, with when it was seen last and the latest detail."""
+        at = now_iso()
         try:
             with self.write() as c:
-                c.execute(
-                    "INSERT INTO capture_log(at, level, path, session_id, reason, code, detail)"
-                    " VALUES (?,?,?,?,?,?,?)",
-                    (now_iso(), level, path, session_id, reason, code, detail),
-                )
+                last = None
+                if path is not None:
+                    last = c.execute(
+                        "SELECT id, level, reason, code FROM capture_log WHERE path=?"
+                        " ORDER BY id DESC LIMIT 1",
+                        (path,),
+                    ).fetchone()
+                if last is not None and tuple(last[1:]) == (level, reason, code):
+                    c.execute(
+                        "UPDATE capture_log SET count = count + 1, last_at=?, detail=?,"
+                        " session_id=COALESCE(?, session_id) WHERE id=?",
+                        (at, detail, session_id, last[0]),
+                    )
+                else:
+                    c.execute(
+                        "INSERT INTO capture_log(at, last_at, level, path, session_id, reason,"
+                        " code, detail) VALUES (?,?,?,?,?,?,?,?)",
+                        (at, at, level, path, session_id, reason, code, detail),
+                    )
         except StoreError as e:
             print(f"lazy: could not record in the capture log: {e}", file=sys.stderr)
             return False

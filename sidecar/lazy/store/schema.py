@@ -267,6 +267,17 @@ MIGRATIONS: list[str] = [
         INSERT INTO index_queue(message_id) VALUES (-1099511627776 - old.id);
     END;
     """,
+    # 6: a line too long to hold archived in pieces; a failure seen again counted, not repeated
+    """
+    -- a piece of one line past jsonl.MAX_LINE: that line's length (its pieces share
+    -- first_line; the last ends with its newline); NULL for a chunk of whole lines
+    ALTER TABLE raw_chunks ADD COLUMN line_size INTEGER;
+    -- the same failure of the same file, logged again, bumps its row: one row, not one a sweep
+    ALTER TABLE capture_log ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE capture_log ADD COLUMN last_at TEXT;
+    UPDATE capture_log SET last_at = at;
+    CREATE INDEX capture_log_path ON capture_log(path, id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import importlib.util
 import json
 import random
 import string
@@ -38,7 +37,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rich.table import Table
@@ -47,21 +45,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import corpus  # noqa: E402  (bench/ is not a package)
+import harness  # noqa: E402
 
-
-def _load_import_bench() -> ModuleType:
-    name = "lazy_bench_import"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / "import.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ib = _load_import_bench()
+ib = harness.load("import")
 console = ib.console
 
 ALNUM = string.ascii_letters + string.digits

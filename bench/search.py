@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import re
 import shutil
@@ -36,7 +35,6 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
@@ -46,22 +44,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import corpus  # noqa: E402  (bench/ is not a package)
+import harness  # noqa: E402
 
-
-def _load_import_bench() -> ModuleType:
-    """bench/import.py's helpers (its name is a keyword, so no plain import)."""
-    name = "lazy_bench_import"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE / "import.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ib = _load_import_bench()
+ib = harness.load("import")
 console = ib.console
 
 TARGET_P50_MS = 2.0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -66,3 +68,16 @@ def dead_holder() -> Holder:
     p.stdin.close()
     p.wait(timeout=30)
     return Holder(p.pid, created, me().host, "d" * 32, "2026-01-01T00:00:00.000Z")
+
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def load_bench(name: str) -> ModuleType:
+    """``bench/<name>.py`` as a module, loaded as the benchmarks load each other."""
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    import harness
+
+    module: ModuleType = harness.load(name)
+    return module

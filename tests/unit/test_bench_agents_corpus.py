@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import calendar
 import collections
-import importlib.util
 import json
 import os
 import re
@@ -18,30 +17,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import load_bench
+
 LAZY = [sys.executable, "-c", "import sys; from lazy.cli.main import main; sys.exit(main())"]
 SIZE = 1_500_000
 
 
-def _load() -> ModuleType:
-    name = "lazy_bench_agents_corpus"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "agents_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-ac = _load()
+ac = load_bench("agents_corpus")
 
 
 def _env(base: Path) -> dict[str, str]:

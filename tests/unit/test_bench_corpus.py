@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import itertools
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import load_bench
 
-
-def _load_corpus() -> ModuleType:
-    name = "lazy_bench_corpus"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _load_corpus()
+corpus = load_bench("corpus")
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from support import load_bench
 
 
 def test_hook_bench_at_a_tiny_size(tmp_path: Path) -> None:
-    bench = _load("lazy_bench_hook", ROOT / "bench" / "hook.py")
+    bench = load_bench("hook")
     out = tmp_path / "out"
     argv = ["--reps", "2", "--small", "4", "--large", "40", "--out", str(out)]
     assert bench.main([*argv, "--workdir", str(tmp_path)]) == 0

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
 import pytest
 
-from support import require
+from support import load_bench, require
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load("lazy_bench_search", ROOT / "bench" / "search.py")
+bench = load_bench("search")
 
 
 @pytest.fixture(scope="module")

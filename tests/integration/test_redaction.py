@@ -8,14 +8,11 @@ the raw archive must. With redaction turned off and the index rebuilt, search fi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +22,7 @@ from claude_session import Session
 from lazy.store.archive import decompress_frames
 from lsp_support import call, start_sidecar
 from search_support import env_for, lazy_json, run_lazy
+from support import load_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,18 +33,6 @@ PLANTED = ("anthropic-api-key", "openai-api-key", "aws-access-key", "github-toke
 NEAR = "zebracred"  # a word beside every secret: search finds the message by it
 
 
-def _bench() -> ModuleType:
-    name = "lazy_bench_redaction"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "redaction.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 class World:
     def __init__(self, base: Path) -> None:
         self.lazy_home = base / "lazy"
@@ -54,7 +40,7 @@ class World:
         self.repo = base / "work" / "repo"
         self.repo.mkdir(parents=True)
         rng = random.Random(13)
-        gens = _bench().GENERATORS
+        gens = load_bench("redaction").GENERATORS
         self.secrets = {rule: gens[rule](rng) for rule in PLANTED}
         self.db_password = "Hx7" + "".join(rng.choices("abcdefghijkmnpqrstuvwxyz23456789", k=14))
         self.env_secret = "".join(
@@ -182,8 +168,13 @@ async def test_the_sidecar_serves_redacted_pages(world: World) -> None:
         page = await call(client, "transcripts/page", {"builder_id": world.session.id, "count": 50})
         listed = await call(client, "builders/list", {"all_projects": True})
         found = await call(client, "search/query", {"query": NEAR, "all_projects": True})
+        # the list's text filter matches the summary as shown: a secret is not confirmed
+        key = world.secrets["anthropic-api-key"]
+        probed = await call(client, "builders/list", {"all_projects": True, "text": key[:24]})
+        marked = await call(client, "builders/list", {"all_projects": True, "text": "[redacted:"})
     finally:
         await client.shutdown_session()
+    assert probed["items"] == [] and [b["id"] for b in marked["items"]] == [world.session.id]
     served = json.dumps([page, listed, found], default=str)
     assert "[redacted:github-token]" in served and "[redacted:private-key]" in served
     for secret in world.planted:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import orjson
 
@@ -154,10 +154,13 @@ def builders_page(
     text: str | None = None,
     after: tuple[str, str] | None = None,
     limit: int = 50,
+    shown: Callable[[str], str] | None = None,
 ) -> list[BuilderInfo]:
     """Newest first, a page at a time: the Builders after ``after`` (the sort key and id of
     the last one of the page before) whose project is one of ``under`` or lies below it
-    (None: every project), of ``tools``, whose summary or title holds ``text``."""
+    (None: every project), of ``tools``, whose summary or title holds ``text``: as
+    ``shown`` makes them, when given (a filter matching the stored text would confirm a
+    secret the surface redacts)."""
     sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
     args: list[object] = []
     if tools:
@@ -173,7 +176,11 @@ def builders_page(
         for r in roots:
             args += [r, _escape_like(r.rstrip("/")) + "/%"]
     if text:
-        sql += " AND (summary LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')"
+        col = "summary", "title"
+        if shown is not None:
+            conn.create_function("lazy_shown", 1, lambda v: v and shown(v), deterministic=True)
+            col = "lazy_shown(summary)", "lazy_shown(title)"
+        sql += f" AND ({col[0]} LIKE ? ESCAPE '\\' OR {col[1]} LIKE ? ESCAPE '\\')"
         args += [f"%{_escape_like(text)}%"] * 2
     if after is not None:
         sql += " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id > ?))"

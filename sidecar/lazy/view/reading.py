@@ -107,6 +107,6 @@ def builders_page(
 ) -> list[BuilderInfo]:
     r = redactor(home)
     page = queries.builders_page(
-        conn, under=under, tools=tools, text=text, after=after, limit=limit
+        conn, under=under, tools=tools, text=text, after=after, limit=limit, shown=r
     )
     return [info(b, r) for b in page]

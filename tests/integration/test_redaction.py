@@ -193,3 +193,21 @@ def test_turned_off_and_rebuilt_search_finds_them(world: World, tmp_path: Path) 
     doctor = {c["title"]: c for c in world.json("doctor", home=home)["checks"]}
     off = next(c for t, c in doctor.items() if t.startswith("Secrets are redacted"))
     assert off["status"] == "warn" and "redaction is off" in off["detail"][0]
+
+
+def test_a_catch_up_with_redaction_off_marks_the_index_unredacted(
+    world: World, tmp_path: Path
+) -> None:
+    home, user = tmp_path / "lazy", tmp_path / "home"
+    shutil.copytree(world.lazy_home, home)
+    Session(user / ".claude" / "projects", str(world.repo)).turn(
+        f"{NEAR} one more: {world.secrets['github-token']}", "ok"
+    )
+    run_lazy(home, user, "config", "set", "redaction.enabled", "false", cwd=world.repo)
+    run_lazy(home, user, "import-conversation", "--all-projects", "--yes", cwd=world.repo)
+    run_lazy(home, user, "config", "set", "redaction.enabled", "true", cwd=world.repo)
+    doctor = {c["title"]: c for c in lazy_json(home, user, "doctor")["checks"]}
+    check = next(c for t, c in doctor.items() if t.startswith("Secrets are redacted"))
+    assert check["status"] == "warn", check
+    assert any("with redaction off" in d for d in check["detail"]), check
+    assert check["fix"] == "lazy index rebuild"

@@ -333,7 +333,11 @@ class SearchIndex:
                     writer.commit()
                     _stamp(self.path, filled=True, redacting=redacting)
                     _dequeue(store, upto)
-                done += self._drain(store, writer, progress, redacting)
+                drained = self._drain(store, writer, progress, redacting)
+                if drained and not redacting and built_with(store.home) != "off":
+                    # documents added unredacted: the index as a whole is no longer redacted
+                    _stamp(self.path, filled=True, redacting=False)
+                done += drained
         except IndexBusy:
             return 0
         except (ValueError, OSError):  # the index vanished or broke mid-write

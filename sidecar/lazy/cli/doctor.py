@@ -490,14 +490,18 @@ def doctor(
 
     One line per check (✓ ok, ! warning, ✗ failure), its detail under it, and for a warning
     or failure the command that fixes it; exit status 1 when any check fails. The checks:
-    the store's integrity and schema, the search index caught up, conversation capture live
-    (sessions of every agent on disk, in every project, that never reached the store: a
-    failure for any written in the last 24h, a warning for older ones; sessions written in
-    the last 5 minutes are in flight; lazy's one-shots are never counted), the Claude Code
-    hooks installed and the capture daemon running (capture without VS Code), housekeeping
-    conversations and local-command scaffolding stored by older releases, Docker (for lazy
-    ask), Python and the dependencies' versions, free disk where the store lives
-    ($LAZY_HOME). The sweep only looks: it never writes.
+    the store's integrity and schema (read-only, full, locked, damaged, newer, not a
+    database: each with its own fix), the search index caught up and undamaged, the store
+    private (0600/0700), conversation capture live (sessions of every agent on disk, in every
+    project, that never reached the store: a failure for any written in the last 24h, a
+    warning for older ones; sessions written in the last 5 minutes are in flight; lazy's
+    one-shots are never counted), how many messages carry redactions and whether the agents'
+    own files hold live-looking credentials (counts, never values), the Claude Code hooks
+    installed and the capture daemon running (capture without VS Code), housekeeping
+    conversations and local-command scaffolding stored by older releases, the credential,
+    Docker and the agent image (for lazy ask), Python and the dependencies' versions, free
+    disk where the store lives ($LAZY_HOME). The sweep changes no conversation: all it
+    writes is the tightening of modes under $LAZY_HOME and the record of checks passed.
 
     \b
     lazy doctor                                    # the health sweep

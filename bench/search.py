@@ -43,10 +43,10 @@ from rich.table import Table
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import benchmarks  # noqa: E402
 import corpus  # noqa: E402  (bench/ is not a package)
-import harness  # noqa: E402
 
-ib = harness.load("import")
+ib = benchmarks.load("import")
 console = ib.console
 
 TARGET_P50_MS = 2.0

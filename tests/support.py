@@ -77,7 +77,7 @@ def load_bench(name: str) -> ModuleType:
     """``bench/<name>.py`` as a module, loaded as the benchmarks load each other."""
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
-    import harness
+    import benchmarks
 
-    module: ModuleType = harness.load(name)
+    module: ModuleType = benchmarks.load(name)
     return module

@@ -55,7 +55,9 @@ def test_capture_failures_are_reported_once_after_claude_exits(tmp_path: Path) -
     # the report comes after Claude Code's output, once, each reason once
     assert out.index("Here is the reply.") < out.index(REPORT_HEAD)
     assert out.count(REPORT_HEAD) == 1
-    assert out.count("[builder] Incremental capture failed: cannot open the store") == 1
+    said = " ".join(out.split())  # the report is wrapped at 80 columns
+    assert said.count("[builder] Incremental capture failed: cannot open ") == 1
+    assert "broken-lazy/store.db: it is a folder, not a database file" in said  # file, and why
     assert "[SQLITE_CANTOPEN]" in out and "unable to open database file" in out
     assert "Check `lazy daemon status`, then `lazy doctor` for details." in out
     assert "`lazy doctor --reimport-conversations` can re-import" in out

@@ -117,10 +117,12 @@ def homes(tmp: Path) -> tuple[Path, Path, Path]:
     return tmp / "lazy-home", user, projects
 
 
-def _peak_ok(peak: int, line: bytes, times: float = 2) -> None:
+def _peak_ok(peak: int, line: bytes, times: float = 3) -> None:
     """Capture held less than ``times`` the line. Holding it whole (joined from its reads,
-    compressed for the archive and again for quarantine) took four to six times its size;
-    bounded reads hold a 16 MB batch, a 4 MB piece and SQLite's page cache (64 MB at most)."""
+    compressed for the archive and again for quarantine) took six times its size; bounded
+    reads hold a 16 MB batch, a 4 MB piece, SQLite's page cache (64 MB at most) and, when the
+    pass indexes what it added, Tantivy's writer: 130-140 MiB in all, seen up to 1.6 times an
+    85 MiB line."""
     said = f"peak RSS {peak / 2**20:.0f} MiB capturing a {len(line) / 2**20:.0f} MiB line"
     assert peak < times * len(line), said
 
@@ -155,7 +157,7 @@ def test_import_passes_a_line_too_long_to_hold_and_captures_what_follows(
     out, peak = _run(home, user, "import-conversation", "--yes", "--all-projects", "--json")
     assert json.loads(out)["quarantined"] == [], out
     assert "a later turn" in _texts(home, s.id)
-    _peak_ok(peak, line, 1)
+    _peak_ok(peak, line)
     _assert_long_line_kept(home, s.path, line_no, line)
 
     # re-derived from the raw archive, it is still one quarantined line between the others
@@ -179,7 +181,7 @@ def test_a_long_unterminated_tail_waits_for_its_newline_in_bounded_memory(
     kept = s.path.stat().st_size - len(line) + 1
     for _ in range(2):  # every pass looks for its end, none holds it
         out, peak = _run(home, user, "import-conversation", "--yes", "--all-projects", "--json")
-        _peak_ok(peak, line, 1)
+        _peak_ok(peak, line, 1.3)  # main: 1.5 (128 MiB), here: 0.7-0.9
         assert json.loads(out)["quarantined"] == [], out
         assert _q(home, "SELECT read_offset FROM source_files WHERE path=?", str(s.path)) == [
             (kept,)

@@ -42,6 +42,9 @@ def test_only_the_secret_part_is_replaced() -> None:
     assert (
         redact('{"api_key": "q8Xv2LmP0aT5rWz7Ny3K"}') == '{"api_key": "[redacted:generic-secret]"}'
     )
+    assert redact("REDIS_URL=redis://:Hq7vNw2Lp9@cache:6379/0") == (
+        "REDIS_URL=redis://:[redacted:database-url]@cache:6379/0"  # a password with no user
+    )
     token = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
     # named by its own rule first; the assignment rule never re-reads a marker
     assert redact(f"GITHUB_TOKEN={token}") == "GITHUB_TOKEN=[redacted:github-token]"

@@ -200,7 +200,8 @@ _DB_SCHEMES = (
     r"|memcached|cassandra|elasticsearch|influxdb|jdbc:[a-z0-9]+|mysqlx|sqlalchemy"
 )
 _URL_PASSWORD = (
-    r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.:-]{1,30})://(?P<user>[^\s:/?#@'\"<>\\]{1,100}):"
+    # the user may be empty: redis://:PASSWORD@host
+    r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.:-]{1,30})://(?P<user>[^\s:/?#@'\"<>\\]{0,100}):"
     r"(?P<pw>[^\s@/'\"<>\\]{1,300})@(?=[\w\[])"
 )
 _SCHEME_CHARS = frozenset(string.ascii_letters + string.digits + "+.:-")

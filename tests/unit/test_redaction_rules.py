@@ -42,6 +42,14 @@ def test_only_the_secret_part_is_replaced() -> None:
     assert (
         redact('{"api_key": "q8Xv2LmP0aT5rWz7Ny3K"}') == '{"api_key": "[redacted:generic-secret]"}'
     )
+    # a separator inside a password is the password's; one before the next field is not
+    assert redact("DB_PASSWORD=Tr0ub4dor&3") == "DB_PASSWORD=[redacted:generic-secret]"
+    assert redact("Server=db;Password=Xk9pQ2mW7vL3;User=sa;") == (
+        "Server=db;Password=[redacted:generic-secret];User=sa;"
+    )
+    assert redact("https://x.io/?token=Zq8Xv2LmP0aT5rWz7Ny3K&user=bob") == (
+        "https://x.io/?token=[redacted:generic-secret]&user=bob"
+    )
     assert redact("REDIS_URL=redis://:Hq7vNw2Lp9@cache:6379/0") == (
         "REDIS_URL=redis://:[redacted:database-url]@cache:6379/0"  # a password with no user
     )

@@ -189,7 +189,10 @@ _GENERIC = (
     r"(?P<kw>(?i:secret|token|passw(?:or)?d|passwd|pwd|pass|passphrase|credentials?|api_?key"
     r"|key|auth))(?![A-Za-z0-9_])"
     r"(?P<q>[\\\"']{0,3})(?P<sep>[ \t]{0,3}(?::=|=>|[:=])[ \t]{0,3}|[ \t]{1,3})"
-    r"(?:[\\\"'`]{0,3}|b')(?P<value>[^\s\"'`\\,;()\[\]{}<>|&]{8,400})"
+    r"(?:[\\\"'`]{0,3}|b')(?P<value>[^\s\"'`\\,;()\[\]{}<>|&]{8,400}"
+    # a separator inside the value (Tr0ub4dor&3) is the value's, unless what follows is the
+    # next field (?token=…&user=…, Password=…;Host=…)
+    r"(?:[&;,|](?![A-Za-z_][\w.-]*=)[^\s\"'`\\,;()\[\]{}<>|&]+){0,8})"
 )
 
 # ---- URLs with a password ---------------------------------------------------------------------

@@ -270,15 +270,7 @@ def scenario_resume_tui(s: Session) -> None:
     replies = [r for r in s.api.records[before:] if r["kind"] in ("main", "unscripted")]
     turn = Turn("tmux", p2, [_reply_summary(r) for r in replies], replies[0].get("session_id"))
     s.turns.append(turn)
-    tmux.type("/exit")
-    poll(lambda: "/exit" in _screen(tmux), 15, "/exit in the input box")
-    tmux.keys("Enter")
-    try:
-        poll(lambda: not tmux.alive(), 20, "claude to exit")
-    except ScenarioError:
-        s.notes.append("/exit did not end the interactive session; its tmux server was killed")
-    tmux.kill()
-    s.tmux = None
+    _tui_exit(s, tmux)
     ids = [str(t1.session_id), str(turn.session_id)]
     s.observed["session_ids"] = ids
     s.observed["resume_new_session"] = ids[1] != ids[0]

@@ -197,7 +197,7 @@ def claude_turn(
     branch: str = "main",
 ) -> tuple[list[dict[str, Any]], str]:
     """A user prompt and an assistant reply as Claude Code writes them (the lines of
-    tests/claude_session.py's ``Session.turn``, with real timestamps); the lines and the last
+    tests/support/claude_session.py's ``Session.turn``, with real timestamps); the lines and the last
     uuid."""
     common = {
         "isSidechain": False,

@@ -14,7 +14,7 @@ from lazy.store import Store
 from support import CLAUDE_CORPUS, require
 
 # the Docker engine and agent image, session-scoped: tests/sandbox and tests/vscode share them
-pytest_plugins = ["docker_fixtures"]
+pytest_plugins = ["support.docker_fixtures"]
 
 
 @pytest.fixture(autouse=True)

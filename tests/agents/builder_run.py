@@ -31,7 +31,7 @@ from driver import Sandbox, Session, find_claude  # noqa: E402
 from fake_anthropic import FakeAnthropic, text  # noqa: E402
 from scenario_env import JsonDict, lazy_argv, scenario_main  # noqa: E402
 
-from pty_support import in_pty  # noqa: E402
+from support.pty import in_pty  # noqa: E402
 
 ONESHOT_MARKER = "[lazy:one-shot v1]"
 INTERVAL = "0.3"  # seconds between captures: several ticks during one `claude -p`

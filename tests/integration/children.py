@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sessions import SessionWriter
 
-import lazy.builders  # noqa: F401  (imported up front: capture_file imports it lazily)
+import lazy.builders.regroup  # noqa: F401  (imported up front: capture_file imports it lazily)
 import lazy.capture.pipeline as pipeline
 from lazy.store import Store, StoreError
 
@@ -195,8 +195,8 @@ def writer(argv: list[str]) -> int:
 def import_progress(argv: list[str]) -> int:
     """A bulk import of every session under SOURCE that prints each file's path as it is
     done (run_import's progress callback), so a test can kill it at a chosen file."""
+    from lazy.capture.bulk_import import run_import
     from lazy.capture.discovery import Candidate, discover
-    from lazy.capture.importer import run_import
 
     home, source, batch = Path(argv[0]), Path(argv[1]), int(argv[2])
     pipeline.BATCH = batch

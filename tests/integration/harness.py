@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import zstandard
 
-from search_support import lazy_json
+from support.search import lazy_json
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lazy.lockfile import LockFile
-from lazy.registry import KINDS, RegistryWarning, SessionRegistry
+from lazy.aliases.registry import KINDS, RegistryWarning, SessionRegistry
+from lazy.os.lockfile import LockFile
 
 MODELS = (None, "model-a", "model-b")
 EFFORTS = (None, "low", "high")

@@ -20,9 +20,9 @@ for p in (HERE, TESTS):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from claude_session import Session  # noqa: E402
-from lazy.pidfile import PidFile  # noqa: E402
-from search_support import LAZY, env_for  # noqa: E402
+from lazy.os.pidfile import PidFile  # noqa: E402
+from support.claude_session import Session  # noqa: E402
+from support.search import LAZY, env_for  # noqa: E402
 
 REPO = "/w/privateproj"
 

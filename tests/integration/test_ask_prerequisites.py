@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from claude_session import Session
-from search_support import LAZY, env_for, run_lazy
+from support.claude_session import Session
+from support.search import LAZY, env_for, run_lazy
 
 BIG = 60 * 1024  # two answers this long make three excerpts: today's error printed per excerpt
 

@@ -20,12 +20,12 @@ import pytest
 from harness import LAZY, child, integrity, numbering_gaps, scalar, unzstd
 from sessions import SessionWriter, dumps, make_session, session_id, session_path
 
+from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
-from lazy.capture.importer import run_import
 from lazy.capture.pipeline import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
-from search_support import env_for, lazy_json
+from support.search import env_for, lazy_json
 
 SID = session_id(1, "bad-input")
 

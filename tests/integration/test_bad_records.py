@@ -25,11 +25,11 @@ import psutil
 import pytest
 from harness import LAZY, ro_connect, unzstd
 
-from agent_sessions import Conv, Rollout, create_db, invoke, oc_conv, tool, write_v1_tree
-from claude_session import Session
 from lazy.capture import daemon
-from search_support import env_for
 from support import CORPUS, require
+from support.agent_sessions import Conv, Rollout, create_db, invoke, oc_conv, tool, write_v1_tree
+from support.claude_session import Session
+from support.search import env_for
 
 TIMEOUT = 120
 DEEP = "@@DEEP@@"
@@ -541,7 +541,7 @@ def test_times_past_local_years_and_a_nul_in_the_cwd_are_imported_and_listed(
 def test_an_unforeseen_failure_planning_one_sessions_memories_is_its_error(
     in_process: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lazy.capture import agent_import
+    from lazy.memories import session_import as agent_import
 
     real = agent_import.plan
     victim = CLAUDE_GOOD[1]
@@ -567,8 +567,8 @@ def test_a_batch_too_big_for_sqlite_is_that_files_error(in_process: World) -> No
     """SQLite holds at most SQLITE_LIMIT_LENGTH bytes in a value (1 GB by default): a file
     whose raw batch is past it is that file's failure, not the store's. Here the limit is
     lowered, on the one connection this capture uses, to what a test can write."""
+    from lazy.capture.bulk_import import run_import
     from lazy.capture.discovery import discover
-    from lazy.capture.importer import run_import
     from lazy.store import Store
 
     w = in_process

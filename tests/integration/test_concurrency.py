@@ -23,11 +23,11 @@ from harness import (
 from sessions import SessionWriter, make_session, session_id, session_path
 
 import lazy.capture.pipeline as pipeline
+from lazy.agents.jsonl import read_complete as real_read_complete
 from lazy.capture.pipeline import capture_file
-from lazy.sources.jsonl import read_complete as real_read_complete
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
-from search_support import env_for
+from support.search import env_for
 
 SID = session_id(1, "concurrency")
 

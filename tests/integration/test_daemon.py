@@ -19,11 +19,11 @@ import psutil
 import pytest
 from harness import LAZY, poll_until, ro_connect
 
-from claude_session import Session
 from lazy.capture import daemon
-from lazy.pidfile import Holder, PidFile, me
-from search_support import env_for
+from lazy.os.pidfile import Holder, PidFile, me
 from support import dead_holder
+from support.claude_session import Session
+from support.search import env_for
 
 TIMEOUT = 60.0  # seconds anything a daemon does is waited for
 

@@ -33,7 +33,7 @@ from sessions import SessionWriter, make_session, session_id, session_path
 from lazy.capture.pipeline import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
-from search_support import env_for, lazy_json
+from support.search import env_for, lazy_json
 
 SID = session_id(1, "durability")
 REPO = Path(__file__).resolve().parents[2]

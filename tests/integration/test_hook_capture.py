@@ -18,10 +18,10 @@ import orjson
 import pytest
 from harness import LAZY, ro_connect, scalar
 
-from claude_session import Session
-from lazy.capture import hook_capture
+from lazy.capture import hook_entry
 from lazy.store import Store
-from search_support import IndexView, env_for, message_ids, run_lazy, write_sessions
+from support.claude_session import Session
+from support.search import IndexView, env_for, message_ids, run_lazy, write_sessions
 
 BOUND = 5.0  # seconds a hook may take on a broken store (it must not sit on a busy timeout)
 
@@ -256,12 +256,12 @@ def test_the_budget_interrupts_a_long_capture_and_the_next_hook_finishes_it(
             ):  # fmt: skip
                 f.write(orjson.dumps(obj) + b"\n")
     payload = orjson.dumps(event(s))
-    done = hook_capture.run(io.BytesIO(payload), lazy_home, budget=0.05, hard=120)
+    done = hook_entry.run(io.BytesIO(payload), lazy_home, budget=0.05, hard=120)
     assert done == "timeout"
     [(level, path, sid, reason, code, detail)] = capture_log(lazy_home)
     assert (level, path, sid, code) == ("error", str(s.path), s.id, "HOOK_TIMEOUT")
     assert "gave up" in reason and "interrupt" in detail.lower()
-    done = hook_capture.run(io.BytesIO(payload), lazy_home)
+    done = hook_entry.run(io.BytesIO(payload), lazy_home)
     assert done == "captured"
     assert len(keys(lazy_home)[s.id]) == 20_000
 
@@ -277,10 +277,10 @@ def test_a_hook_regroups_what_an_interrupted_one_captured(lazy_home: Path, proje
     with Store.open(lazy_home) as store:
         capture_file(store, s.path, regroup=False, tool="claude")  # committed, not regrouped
         assert scalar(store.conn, "SELECT COUNT(*) FROM builders") == 0
-    assert hook_capture.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "captured"
+    assert hook_entry.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "captured"
     with Store.open(lazy_home) as store:
         assert scalar(store.conn, "SELECT builder_id FROM sessions WHERE id=?", s.id) == s.id
-    assert hook_capture.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "unchanged"
+    assert hook_entry.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "unchanged"
 
 
 def test_help_says_where_the_fallback_log_is(lazy_home: Path, user_home: Path) -> None:
@@ -296,8 +296,7 @@ def test_a_hook_that_cannot_finish_exits_0_at_its_hard_bound(lazy_home: Path) ->
     program = f"""
 import time
 from pathlib import Path
-from lazy.capture import hook_capture
-
+from lazy.capture import hook_entry
 class Stuck:
     def isatty(self):
         return False
@@ -308,7 +307,7 @@ class Stuck:
     def read(self, n):
         time.sleep(600)
 
-hook_capture.run(Stuck(), Path({str(lazy_home)!r}), budget=0.2, hard=1.0)
+hook_entry.run(Stuck(), Path({str(lazy_home)!r}), budget=0.2, hard=1.0)
 """
     started = time.monotonic()
     p = subprocess.run(
@@ -331,17 +330,17 @@ def test_stdin_left_open_after_the_json_is_not_waited_on() -> None:
             os.write(w, sent)  # and the write end stays open
             with os.fdopen(r, "rb", buffering=0) as stream:
                 started = time.monotonic()
-                got = hook_capture.read_stdin(stream, wait=wait)
+                got = hook_entry.read_stdin(stream, wait=wait)
                 took = time.monotonic() - started
         finally:
             os.close(w)
         assert got == sent
         if wait > 1:
-            assert took < 5 and hook_capture.parse_input(got).event == "Stop"
+            assert took < 5 and hook_entry.parse_input(got).event == "Stop"
         else:
             assert took >= wait
-            with pytest.raises(hook_capture.BadInput, match="not JSON"):
-                hook_capture.parse_input(got)
+            with pytest.raises(hook_entry.BadInput, match="not JSON"):
+                hook_entry.parse_input(got)
 
 
 def test_the_hook_path_does_not_load_pydantic(

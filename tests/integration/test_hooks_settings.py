@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from harness import LAZY
 
-from lazy.capture import hooks
+from lazy.agents.claude import hooks
 from lazy.doctor.report import Check
-from search_support import env_for
+from support.search import env_for
 
 EVENTS = ["SessionStart", "Stop", "PreCompact", "SessionEnd"]
 USER_SETTINGS: dict[str, Any] = {

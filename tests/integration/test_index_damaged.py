@@ -14,7 +14,7 @@ import orjson
 import pytest
 from store_support import Home
 
-from search_support import REBUILDING, write_sessions
+from support.search import REBUILDING, write_sessions
 
 INDEX = "Search index is caught up"
 # the files whose damage Tantivy opens without a word (or panics on); a damaged .idx or .store

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
-from claude_session import Session
 from lazy.store.archive import decompress_frames
-from lsp_support import call, start_sidecar
-from search_support import env_for, lazy_json, run_lazy
 from support import load_bench
+from support.claude_session import Session
+from support.lsp import call, start_sidecar
+from support.search import env_for, lazy_json, run_lazy
 
 ROOT = Path(__file__).resolve().parents[2]
 

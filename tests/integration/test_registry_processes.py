@@ -18,7 +18,12 @@ import psutil
 import pytest
 from harness import PYTHON, poll_until
 
-from lazy.registry import RegistryWarning, RegistryWriteWarning, SessionRegistry, normalize_scope
+from lazy.aliases.registry import (
+    RegistryWarning,
+    RegistryWriteWarning,
+    SessionRegistry,
+    normalize_scope,
+)
 
 CHILDREN = str(Path(__file__).resolve().parent / "registry_children.py")
 PROCESSES, OPS = 8, 250
@@ -153,7 +158,7 @@ def test_a_holder_killed_mid_hold_is_taken_over(
             what="the holder to become a zombie",
         )
     assert reg.lock_path.exists()  # it died holding the lock
-    with caplog.at_level(logging.WARNING, logger="lazy.lockfile"):
+    with caplog.at_level(logging.WARNING, logger="lazy.os.lockfile"):
         reg.bind("claude", tmp, "after", "nid-after")
     assert reg.resolve("claude", tmp, "after") == "nid-after"
     assert reg.resolve("claude", tmp, "before") == "nid-before"
@@ -222,7 +227,7 @@ def test_an_empty_or_malformed_lock_file_is_taken_over(
 ) -> None:
     reg = SessionRegistry(tmp / "sessions.json", lock_timeout=30, malformed_lock_grace=0.5)
     reg.lock_path.write_bytes(raw)  # a holder killed between create and write
-    with caplog.at_level(logging.WARNING, logger="lazy.lockfile"):
+    with caplog.at_level(logging.WARNING, logger="lazy.os.lockfile"):
         reg.bind("claude", tmp, "x", "nid")
     assert reg.resolve("claude", tmp, "x") == "nid"
     assert "lock record" in caplog.text

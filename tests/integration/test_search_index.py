@@ -15,13 +15,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from claude_session import Session
 from lazy.capture.pipeline import capture_file
 from lazy.index.indexer import STAMP, SearchIndex
 from lazy.index.schema import SCHEMA_VERSION
 from lazy.index.search import search
 from lazy.store import Store
-from search_support import (
+from support.claude_session import Session
+from support.search import (
     REBUILDING,
     IndexView,
     Written,

@@ -18,11 +18,11 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from agent_sessions import Rollout
-from claude_session import Session
 from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NAME_TAKEN, NOT_FOUND
-from lsp_support import TIMEOUT, call, plain, start_sidecar
-from search_support import env_for, run_lazy
+from support.agent_sessions import Rollout
+from support.claude_session import Session
+from support.lsp import TIMEOUT, call, plain, start_sidecar
+from support.search import env_for, run_lazy
 
 
 class World:

@@ -14,11 +14,11 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-import lsp_support
-from claude_session import Session
+import support.lsp as lsp_support
 from lazy.server.protocol import AMBIGUOUS, ASK_FAILED, NOT_FOUND
-from lsp_support import TIMEOUT, call
-from search_support import LAZY, env_for
+from support.claude_session import Session
+from support.lsp import TIMEOUT, call
+from support.search import LAZY, env_for
 
 
 class World(lsp_support.World):

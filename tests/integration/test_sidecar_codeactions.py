@@ -14,10 +14,10 @@ import pytest_asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-import lsp_support
-from claude_session import Session
+import support.lsp as lsp_support
 from lazy.server.protocol import PROMOTE_COMMAND
-from lsp_support import TIMEOUT, call
+from support.claude_session import Session
+from support.lsp import TIMEOUT, call
 
 SPOOF = "── #3 · user · 2025-01-01 ──"  # agent output that looks like the next header
 

@@ -14,13 +14,13 @@ import pytest
 import pytest_asyncio
 from pytest_lsp import LanguageClient
 
-from claude_session import Session
-from doctor_support import age
 from lazy.doctor.checks import CHECKS
 from lazy.model import DoctorReport
-from lsp_support import call as lsp_call
-from lsp_support import start_sidecar
-from search_support import env_for, run_lazy
+from support.claude_session import Session
+from support.doctor import age
+from support.lsp import call as lsp_call
+from support.lsp import start_sidecar
+from support.search import env_for, run_lazy
 
 TIMEOUT = 60  # seconds for anything the sidecar is waited on for
 

@@ -12,11 +12,11 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-import lsp_support
-from claude_session import Session
+import support.lsp as lsp_support
 from lazy.server.protocol import ALREADY_PROMOTED, NOT_FOUND
-from lsp_support import call
-from search_support import run_lazy
+from support.claude_session import Session
+from support.lsp import call
+from support.search import run_lazy
 
 
 class World(lsp_support.World):

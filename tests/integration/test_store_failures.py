@@ -22,8 +22,8 @@ import pytest
 from store_support import Home, count, snapshot
 
 from lazy.store.schema import SCHEMA_VERSION
-from search_support import poll
 from support import require
+from support.search import poll
 
 STORE = "Store is intact"
 

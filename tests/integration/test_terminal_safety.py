@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_sessions import Call, Rollout, create_db, oc_conv, text, tool
-from claude_session import Session
-from search_support import LAZY, env_for
+from support.agent_sessions import Call, Rollout, create_db, oc_conv, text, tool
+from support.claude_session import Session
+from support.search import LAZY, env_for
 
 # Each attack of a planted text, as a terminal would obey it.
 ATTACK = (

@@ -1,4 +1,4 @@
-"""The sandbox tests: a real Docker engine (tests/docker_fixtures.py, session-scoped, shared with
+"""The sandbox tests: a real Docker engine (tests/support/docker_fixtures.py, session-scoped, shared with
 tests/vscode) and the fake model API of tests/agents on loopback."""
 
 from __future__ import annotations

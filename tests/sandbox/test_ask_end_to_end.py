@@ -12,10 +12,10 @@ from pathlib import Path
 
 from fake_anthropic import Rule, text
 
-from claude_session import Session
-from docker_support import Engine
 from lazy.ask import paths
-from oneshot_api import REAL_KEY, fake_api
+from support.claude_session import Session
+from support.docker import Engine
+from support.oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 

@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 from fake_anthropic import Rule, text
 
-from claude_session import Session
-from docker_support import Engine
 from lazy.ask import engine as docker_engine
 from lazy.ask.leftovers import Run, make_run_dir, run_dir_for
 from lazy.ask.paths import project_slug
 from lazy.ask.watchdog import Watchdog
-from oneshot_api import REAL_KEY, fake_api
+from support.claude_session import Session
+from support.docker import Engine
+from support.oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 PROJECT = "/srv/projects/leftovers"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from claude_session import Session
-from docker_support import Engine
+from support.claude_session import Session
+from support.docker import Engine
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from fake_anthropic import Rule, text
 
-from docker_support import Engine
 from lazy.ask import engine as docker_engine
 from lazy.ask import leftovers, paths
 from lazy.ask.oneshot import OneShotError, OneShotTimeout
@@ -27,7 +26,8 @@ from lazy.ask.runner import (
     hardened,
 )
 from lazy.records import ONESHOT_MARKER
-from oneshot_api import REAL_KEY, fake_api
+from support.docker import Engine
+from support.oneshot_api import REAL_KEY, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 PROJECT = "/srv/projects/memory-engine"

@@ -18,11 +18,11 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-import lsp_support
-from claude_session import Session
-from docker_support import Engine
-from lsp_support import TIMEOUT, call, plain
-from oneshot_api import REAL_KEY, fake_api
+import support.lsp as lsp_support
+from support.claude_session import Session
+from support.docker import Engine
+from support.lsp import TIMEOUT, call, plain
+from support.oneshot_api import REAL_KEY, fake_api
 
 LONG = 60 * 1024  # two answers this long do not fit one 96 KiB prompt: two excerpts
 REQUEST_CANCELLED = -32800

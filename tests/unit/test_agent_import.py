@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-import lazy.capture.agent_import as agent_import
-from agent_sessions import (
+import lazy.memories.session_import as agent_import
+from support.agent_sessions import (
     APP_CWD,
     Call,
     Conv,

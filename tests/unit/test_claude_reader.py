@@ -6,9 +6,9 @@ from typing import Any
 
 import orjson
 
+from lazy.agents.claude.reader import ClaudeReader, is_local_boilerplate, said
+from lazy.agents.jsonl import split_lines
 from lazy.model import ONESHOT_MARKER, ReadBatch
-from lazy.sources.claude import ClaudeReader, is_local_boilerplate, said
-from lazy.sources.jsonl import split_lines
 
 SID = "6b0a1c52-1d39-4a55-9d1e-5d4c3c2b1a00"
 CAVEAT = (

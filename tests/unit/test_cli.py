@@ -9,9 +9,9 @@ import select
 import sys
 from pathlib import Path
 
-from claude_session import Session
-from cli_support import LAZY, lazy
 from lazy.model import ONESHOT_MARKER
+from support.claude_session import Session
+from support.cli import LAZY, lazy
 
 
 def builders(cwd: Path, *extra: str) -> list[dict[str, object]]:

@@ -1,4 +1,4 @@
-"""The Codex rollout reader (lazy.sources.codex) and what capture stores of it: both line
+"""The Codex rollout reader (lazy.agents.codex.reader) and what capture stores of it: both line
 formats, the doubled channels met once, harness text, calls paired with their output,
 subagents and forks, a file read in two captures split mid-turn, compressed rollouts."""
 
@@ -13,16 +13,25 @@ from typing import Any
 import pytest
 import zstandard
 
-from agent_sessions import APP_CWD, Call, Rollout, Session, create_db, invoke, oc_conv, report
-from lazy.capture.agent_import import Options, run
+from lazy.agents import file_identity
+from lazy.agents.codex.reader import CodexReader, is_harness
+from lazy.agents.jsonl import split_lines
 from lazy.capture.pipeline import capture_file
+from lazy.memories.session_import import Options, run
 from lazy.model import ReadBatch
-from lazy.sources import file_identity
-from lazy.sources.codex import CodexReader, is_harness
-from lazy.sources.jsonl import split_lines
 from lazy.store import Store
 from lazy.store.queries import resolve_builder, transcript
 from support import CORPUS, require
+from support.agent_sessions import (
+    APP_CWD,
+    Call,
+    Rollout,
+    Session,
+    create_db,
+    invoke,
+    oc_conv,
+    report,
+)
 
 CODEX_CORPUS = CORPUS / "codex"
 LEGACY = CODEX_CORPUS / "Sinity__polylogue/tests/fixtures/codex/legacy-response-records.jsonl"

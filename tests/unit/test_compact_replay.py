@@ -23,8 +23,8 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
+from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
-from lazy.capture.importer import run_import
 from lazy.capture.pipeline import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript

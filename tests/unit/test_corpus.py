@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lazy.builders import refresh
+from lazy.builders.regroup import refresh
+from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
-from lazy.capture.importer import run_import
 from lazy.capture.pipeline import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store

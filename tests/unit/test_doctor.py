@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
-from agent_sessions import Rollout
-from claude_session import Session
-from doctor_support import age, derived, rows
 from lazy.doctor.checks import CHECKS
 from lazy.model import ONESHOT_MARKER
 from lazy.store.schema import SCHEMA_VERSION
-from search_support import LAZY, env_for, run_lazy
 from support import require
+from support.agent_sessions import Rollout
+from support.claude_session import Session
+from support.doctor import age, derived, rows
+from support.search import LAZY, env_for, run_lazy
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 TITLES = [

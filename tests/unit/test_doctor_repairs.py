@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from claude_session import Session
-from doctor_support import Terminal, derived, local_command, old_import, rows
-from search_support import LAZY, IndexView, env_for, run_lazy
+from support.claude_session import Session
+from support.doctor import Terminal, derived, local_command, old_import, rows
+from support.search import LAZY, IndexView, env_for, run_lazy
 
 
 @dataclass

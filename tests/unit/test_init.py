@@ -7,10 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from claude_session import Session
-from cli_support import LAZY, lazy
 from lazy.capture.discovery import encode_dir
-from pty_support import in_pty
+from support.claude_session import Session
+from support.cli import LAZY, lazy
+from support.pty import in_pty
 
 HEAD = "This repo already has Claude Code history from before lazy."
 ASK_SESSIONS = "as builder memory? [Y/n]"

@@ -8,8 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from lazy.records import ReadBatch
-from lazy.sources.jsonl import (
+from lazy.agents.jsonl import (
     HEAD_KEPT,
     MAX_LINE,
     ORJSON_DEPTH,
@@ -22,7 +21,8 @@ from lazy.sources.jsonl import (
     read_records,
     split_lines,
 )
-from lazy.sources.nesting import CUT, MAX_DEPTH, bounded, too_deep
+from lazy.agents.nesting import CUT, MAX_DEPTH, bounded, too_deep
+from lazy.records import ReadBatch
 
 
 def test_splits_on_newline_bytes_only_not_unicode_separators() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from lazy.lockfile import LockFile, LockTimeout
+from lazy.os.lockfile import LockFile, LockTimeout
 
 
 def record(pid: int, create_time: float, host: str | None = None) -> bytes:

@@ -21,9 +21,7 @@ from typing import Any
 import orjson
 import pytest
 
-from lazy.blocks import TOOL_OUTPUT_KEPT
-from lazy.model import ONESHOT_MARKER, MessagePart, ReadBatch
-from lazy.sources.opencode import (
+from lazy.agents.opencode.reader import (
     BUSY_TIMEOUT_S,
     Record,
     SessionRef,
@@ -32,6 +30,8 @@ from lazy.sources.opencode import (
     load_session,
     read,
 )
+from lazy.blocks import TOOL_OUTPUT_KEPT
+from lazy.model import ONESHOT_MARKER, MessagePart, ReadBatch
 from support import CORPUS, require
 
 OC_CORPUS = (

@@ -1,4 +1,4 @@
-"""lazy.pidfile: one holder at a time; a dead holder, a reused pid, a zombie and debris are
+"""lazy.os.pidfile: one holder at a time; a dead holder, a reused pid, a zombie and debris are
 stale and taken over; a live holder never is, however many contenders break at once."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from lazy.pidfile import GRACE, Held, Holder, PidFile, me
+from lazy.os.pidfile import GRACE, Held, Holder, PidFile, me
 from support import dead_holder
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from lazy.pidfile import Held, PidFile
+from lazy.os.pidfile import Held, PidFile
 path, go = Path(sys.argv[1]), Path(sys.argv[2])
 deadline = time.monotonic() + 60
 while not go.exists():  # all contenders start together

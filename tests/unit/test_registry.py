@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-import lazy.registry as registry_mod
-from lazy.registry import (
+import lazy.aliases.registry as registry_mod
+from lazy.aliases.registry import (
     NAME_RULE,
     RegistryCorruptWarning,
     RegistryWarning,
@@ -385,7 +385,7 @@ def test_a_second_corruption_gets_a_timestamped_name(
 ) -> None:
     first = b'{"version": 1, "sessions": [{"kind": "claude"'
     second = b"\x00\x00 garbage"
-    with caplog.at_level(logging.WARNING, logger="lazy.registry"):
+    with caplog.at_level(logging.WARNING, logger="lazy.aliases.registry"):
         w1 = corrupt(reg, first)
         reg.bind("claude", repo, "between", "nid")
         w2 = corrupt(reg, second)
@@ -507,7 +507,7 @@ def test_a_write_failing_once_is_reported_and_the_next_one_lands(
     flaky = Flaky(getattr(os, target), errno.ENOSPC, lambda n: n == 1)
     monkeypatch.setattr(os, target, flaky)
     with (
-        caplog.at_level(logging.WARNING, logger="lazy.registry"),
+        caplog.at_level(logging.WARNING, logger="lazy.aliases.registry"),
         pytest.warns(RegistryWriteWarning) as caught,
     ):
         reg.bind("claude", repo, "new", "nid-new")  # never raises
@@ -564,7 +564,7 @@ def test_a_full_disk_in_a_real_process_loses_nothing(tmp_path: Path, repo: Path)
     before = path.read_bytes()
     program = f"""
 import resource, signal, warnings
-from lazy.registry import SessionRegistry, RegistryWriteWarning
+from lazy.aliases.registry import SessionRegistry, RegistryWriteWarning
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 50}, {len(before) + 50}))
 with warnings.catch_warnings(record=True) as caught:

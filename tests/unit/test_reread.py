@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from cli_support import lazy
 from lazy.capture.live import PerThread
 from lazy.capture.reread import READER_VERSION, reread
 from lazy.index.indexer import SearchIndex
@@ -25,6 +24,7 @@ from lazy.index.search import search
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript
 from lazy.store.schema import MIGRATIONS, statements
+from support.cli import lazy
 
 DUMP = (
     Path(__file__).resolve().parents[1]

@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent_sessions import Rollout, claude_subagent
-from claude_session import Session
 from lazy.index.indexer import SearchIndex
 from lazy.index.search import search
 from lazy.store import Store
 from lazy.store.queries import short_id
-from search_support import (
+from support import CORPUS, require
+from support.agent_sessions import Rollout, claude_subagent
+from support.claude_session import Session
+from support.search import (
     IndexView,
     Oracle,
     analyse,
@@ -25,7 +26,6 @@ from search_support import (
     ro,
     run_lazy,
 )
-from support import CORPUS, require
 
 
 @dataclass

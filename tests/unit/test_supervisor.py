@@ -1,4 +1,4 @@
-"""`lazy builder`'s report of capture failures (lazy.capture.supervisor): each distinct
+"""`lazy builder`'s report of capture failures (lazy.capture.terminal_session): each distinct
 reason once, at most five then how many more, each with its machine detail."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from claude_session import Session
-from lazy.capture.supervisor import Failure, Supervisor, report
+from lazy.capture.terminal_session import Failure, Supervisor, report
+from support.claude_session import Session
 
 
 def test_seven_reasons_show_five_then_say_how_many_more(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from claude_session import Session
-from cli_support import LAZY, lazy
-from pty_support import in_pty
+from support.claude_session import Session
+from support.cli import LAZY, lazy
+from support.pty import in_pty
 
 A = "abcd1111-0000-4000-8000-000000000001"
 B = "abcd2222-0000-4000-8000-000000000002"

@@ -1,4 +1,4 @@
-"""Memory paths: the label rules of lazy.tree, and the project slugs an import gives out
+"""Memory paths: the label rules of lazy.memories.tree, and the project slugs an import gives out
 (git repo root name, else basename(cwd); collisions get a 4-hex suffix, first seen wins,
 stable across re-imports and across tools)."""
 
@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_sessions import APP_CWD, Rollout, Session, create_db, memories, oc_conv, report
-from lazy.tree import (
+from lazy.memories.tree import (
     TreeError,
     check_node_name,
     home_path,
@@ -23,6 +22,7 @@ from lazy.tree import (
     slug_with_hash,
     split,
 )
+from support.agent_sessions import APP_CWD, Rollout, Session, create_db, memories, oc_conv, report
 
 
 @pytest.fixture(autouse=True)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from docker_support import Engine
-from oneshot_api import REAL_KEY, Rule, fake_api, text
 from support import require
+from support.docker import Engine
+from support.oneshot_api import REAL_KEY, Rule, fake_api, text
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -75,7 +75,7 @@ def _unshare_works() -> bool:
 
 
 def _docker(request: pytest.FixtureRequest) -> tuple[Engine | None, str]:
-    """The session's Docker engine with the agent image (tests/docker_fixtures.py), or why not:
+    """The session's Docker engine with the agent image (tests/support/docker_fixtures.py), or why not:
     only the ask test needs it, the others run without."""
     try:
         engine: Engine = request.getfixturevalue("docker_engine")

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from lazy.ask.oneshot import OneShotError, OneShotUnavailable
-from lazy.procs import pid_alive
+from lazy.os.procs import pid_alive
 
 # every one-shot container carries these labels; the sweep goes by them
 LABEL = "lazy.oneshot"

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 PREFIX = "lazy-oneshot-"
-OWNER = "owner.json"  # the pid file record (lazy.pidfile) of the lazy that made the folder
+OWNER = "owner.json"  # the pid file record (lazy.os.pidfile) of the lazy that made the folder
 STALE = 3600.0  # seconds after which a folder without an owner, or a session file, is debris
 _SOCKET_MAX = 100  # the socket path must fit sockaddr_un (108 bytes)
 _SESSION = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.jsonl)?$")
@@ -64,7 +64,7 @@ def run_dir_for(run_id: str) -> Path:
 def make_run_dir(path: Path) -> Path:
     """The run folder, fresh and 0700, holding the record of the lazy that made it (the
     sweep's judge of whether its run still goes on)."""
-    from lazy.pidfile import me
+    from lazy.os.pidfile import me
 
     path.mkdir(mode=0o700)
     (path / OWNER).write_bytes(orjson.dumps(asdict(me())))
@@ -109,7 +109,7 @@ def remove_containers(client: Any, run_id: str) -> list[str]:
 
 
 def _owner_gone(folder: Path, now: float) -> bool:
-    from lazy.pidfile import Holder
+    from lazy.os.pidfile import Holder
 
     try:
         d = orjson.loads((folder / OWNER).read_bytes())

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from lazy.private import open_private, private_dir
+from lazy.os.private import open_private, private_dir
 
 # headers that belong to one hop, or that the proxy sets itself
 _HOP = {

@@ -29,7 +29,7 @@ from lazy.ask.leftovers import Run
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError, OneShotTimeout
 from lazy.ask.proxy import AuditLog, Credential, CredentialProxy
 from lazy.ask.watchdog import Watchdog
-from lazy.private import private_dir
+from lazy.os.private import private_dir
 from lazy.records import ONESHOT_MARKER
 
 BOUND_SECONDS = 600.0  # ten minutes: a one-shot is one model call, so only a hang gets there

@@ -3,7 +3,7 @@ sidecar's (lazy.capture.live), headless, one instance per store.
 
 Files in ``$LAZY_HOME``:
 
-* ``daemon.pid``: the running daemon's pid and process create time (lazy.pidfile); a stale
+* ``daemon.pid``: the running daemon's pid and process create time (lazy.os.pidfile); a stale
   one (dead pid, or a pid reused by another process) is taken over by the next start;
 * ``daemon.json``: its status, rewritten after every sweep (and failure): since when it
   runs, the last sweep's time and result, failures with their machine detail;
@@ -35,8 +35,8 @@ import orjson
 
 from lazy.capture.live import Failure, LiveCapture, PerThread, Sweep
 from lazy.doctor.report import Check
-from lazy.pidfile import Held, Holder, PidFile
-from lazy.private import private_dir, private_opener
+from lazy.os.pidfile import Held, Holder, PidFile
+from lazy.os.private import private_dir, private_opener
 from lazy.store import Store, StoreError
 from lazy.store.db import now_iso
 from lazy.view.terminal import TerminalFormatter

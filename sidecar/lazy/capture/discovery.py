@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from lazy.agents import COMPRESSED, file_identity, make_reader
+from lazy.agents.jsonl import split_lines
+from lazy.agents.opencode.reader import iso_ms, list_sessions
 from lazy.capture.pipeline import open_source
 from lazy.capture.projects import is_under, project_of
 from lazy.records import Quarantined
-from lazy.sources import COMPRESSED, file_identity, make_reader
-from lazy.sources.jsonl import split_lines
-from lazy.sources.opencode import iso_ms, list_sessions
 
 HEAD_BYTES = 256 * 1024  # the most of a file read to find its first user message
 FIRST_READ = 16 * 1024

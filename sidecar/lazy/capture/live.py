@@ -24,8 +24,8 @@ from pathlib import Path
 
 import watchfiles
 
+from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover_tool, roots_of
-from lazy.capture.importer import plan, run_import
 from lazy.capture.pipeline import capture_file
 from lazy.capture.reread import reread
 from lazy.index.indexer import SearchIndex

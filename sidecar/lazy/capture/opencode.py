@@ -12,11 +12,11 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from lazy.builders import refresh
+from lazy.agents.opencode.reader import Record, SessionRef, load_session, read
+from lazy.builders.regroup import refresh
 from lazy.capture.discovery import opencode_key
 from lazy.capture.pipeline import CaptureResult, _apply, files_fault, unexpected
 from lazy.records import ReadBatch
-from lazy.sources.opencode import Record, SessionRef, load_session, read
 from lazy.store import Store, StoreError, now_iso
 from lazy.store.archive import compress_raw, decompress
 

@@ -1,6 +1,6 @@
 """Stored sessions re-read, once, when a reader changes what their lines become.
 
-``JOIN_VERSION`` (lazy.builders) regroups stored sessions when the joining rules change. A
+``JOIN_VERSION`` (lazy.builders.regroup) regroups stored sessions when the joining rules change. A
 reader change also changes the derived rows (messages, a session's facts), and those only a
 re-derivation from the raw archive rewrites: a re-import leaves stored messages as they are,
 and the agent's files may be gone (Claude Code deletes transcripts after 30 days).
@@ -17,9 +17,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from lazy.builders import refresh_in
+from lazy.agents.claude.reader import COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT
+from lazy.builders.regroup import refresh_in
 from lazy.capture.pipeline import rederive_in, stored_keys
-from lazy.sources.claude import COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT
 from lazy.store import Store
 from lazy.store.db import now_iso
 
@@ -36,7 +36,7 @@ class Change:
 REREADS: tuple[Change, ...] = (
     # 1: a Claude Code 1.0.x -p --continue (or --resume) after an interactive /compact replays
     # the conversation from its compaction summary on, without isCompactSummary and isMeta;
-    # the summary and the caveat after it are now harness text (lazy.sources.claude
+    # the summary and the caveat after it are now harness text (lazy.agents.claude.reader
     # _unflagged_harness), and such a file joins the Builder it continues. Before, the
     # summary was stored as the session's first message, a plain user one.
     Change(

@@ -13,9 +13,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.aliases import conversation_of, last_model, resume_target
-from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
-from lazy.registry import (
+from lazy.agents import TOOLS
+from lazy.aliases.registry import (
     ENV_FILE,
     RegistryWarning,
     RegistryWriteWarning,
@@ -24,7 +23,8 @@ from lazy.registry import (
     check_name,
     normalize_scope,
 )
-from lazy.sources import TOOLS
+from lazy.aliases.resolve import conversation_of, last_model, resume_target
+from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
 from lazy.store import Store, lazy_home
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder, short_id
 from lazy.view.reading import builder_info
@@ -74,7 +74,7 @@ def _where(scope: Path | None) -> str:
 def _saving() -> Iterator[None]:
     """Registry calls whose failure to save is this command's failure: the registry warns
     (it never fails an agent's turn), the command exits 1 with the warning's one line."""
-    quiet = [logging.getLogger(n) for n in ("lazy.registry", "lazy.lockfile")]
+    quiet = [logging.getLogger(n) for n in ("lazy.aliases.registry", "lazy.os.lockfile")]
     null = logging.NullHandler()  # the warnings below say it once; no second copy on stderr
     for logger in quiet:
         logger.addHandler(null)

@@ -11,7 +11,7 @@ import time
 import click
 
 from lazy.capture.projects import project_of
-from lazy.capture.supervisor import INTERVAL, Supervisor, Ticker, log_path_for, report
+from lazy.capture.terminal_session import INTERVAL, Supervisor, Ticker, log_path_for, report
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
 from lazy.cli.output import echo
@@ -112,8 +112,8 @@ def builder(
 
 def _resume_target(target: str, cwd: str) -> tuple[str, str | None]:
     """The Claude session id to resume, and the alias it came from (None for an id)."""
-    from lazy.aliases import AmbiguousAlias, resolve_alias, resume_target
-    from lazy.registry import default_session_registry
+    from lazy.aliases.registry import default_session_registry
+    from lazy.aliases.resolve import AmbiguousAlias, resolve_alias, resume_target
 
     try:
         hit = resolve_alias(default_session_registry(), cwd, target, kind="claude")
@@ -140,7 +140,7 @@ def _follow(alias: str, cwd: str, before: str | None, after: str | None) -> None
     """Claude Code may resume under a new session id: the alias follows it."""
     if after is None or after == before:
         return
-    from lazy.registry import default_session_registry
+    from lazy.aliases.registry import default_session_registry
 
     default_session_registry().bind("claude", cwd, alias, after)
     echo(f"alias {alias!r} now names session {after[:8]}", err=True)

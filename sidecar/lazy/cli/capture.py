@@ -41,7 +41,7 @@ def capture(hook: bool) -> None:
     os.dup2(devnull, 1)
     os.close(devnull)
     try:
-        from lazy.capture.hook_capture import run
+        from lazy.capture.hook_entry import run
 
         run(sys.stdin.buffer, lazy_home())
     except BaseException as e:  # run() records its own failures; this is an import failing

@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lazy.builders import refresh
+from lazy.builders.regroup import refresh
 from lazy.capture.projects import project_of
 from lazy.capture.reread import reread
 from lazy.cli.output import emit_json as emit_json

@@ -6,6 +6,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from lazy.agents import TOOLS
 from lazy.capture.projects import project_label
 from lazy.cli.common import (
     F,
@@ -23,7 +24,6 @@ from lazy.cli.common import (
 from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Task, Transcript
-from lazy.sources import TOOLS
 from lazy.tasks.store import list_tasks
 from lazy.view.reading import list_builders, transcript
 from lazy.view.reading import task as shown_task

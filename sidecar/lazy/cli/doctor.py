@@ -11,9 +11,9 @@ from rich.progress import SpinnerColumn, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from lazy.agents import TOOL_NAMES, TOOLS
+from lazy.capture.bulk_import import plan
 from lazy.capture.discovery import discover_tool
-from lazy.capture.harness_memory import import_memory, plan_memory
-from lazy.capture.importer import plan
 from lazy.cli.common import (
     current_project,
     emit_json,
@@ -26,7 +26,7 @@ from lazy.cli.common import (
     store_failure,
     when,
 )
-from lazy.cli.importing import bulk_import
+from lazy.cli.conversation_import import bulk_import
 from lazy.cli.search import searchable
 from lazy.doctor import housekeeping, scaffolding
 from lazy.doctor import recover as recovery
@@ -34,8 +34,8 @@ from lazy.doctor.checks import CHECKS, report, run_checks
 from lazy.doctor.context import open_context
 from lazy.doctor.report import MARKS, Check
 from lazy.index.indexer import SearchIndex
+from lazy.memories.harness import import_memory, plan_memory
 from lazy.model import ImportReport
-from lazy.sources import TOOL_NAMES, TOOLS
 from lazy.store import Store, StoreError, lazy_home
 
 STYLES = {"ok": "bold green", "warn": "bold yellow", "fail": "bold red"}

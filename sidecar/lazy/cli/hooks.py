@@ -12,7 +12,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.capture import hooks as cc
+from lazy.agents.claude import hooks as cc
 from lazy.cli.common import emit_json, json_option, out, shown
 
 

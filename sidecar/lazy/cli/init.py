@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
+from lazy.capture.bulk_import import Plan, plan
 from lazy.capture.discovery import discover_tool
-from lazy.capture.harness_memory import MemoryPlan, import_memory, plan_memory
-from lazy.capture.importer import Plan, plan
 from lazy.cli.common import current_project, err, is_tty, open_store, out
-from lazy.cli.importing import import_sessions, print_summary
+from lazy.cli.conversation_import import import_sessions, print_summary
+from lazy.memories.harness import MemoryPlan, import_memory, plan_memory
 from lazy.model import ImportReport
 
 

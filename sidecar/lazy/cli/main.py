@@ -21,14 +21,14 @@ from lazy.view.terminal import TerminalFormatter, for_terminal
 # Each command's module is imported when the command runs (or --help lists it): `lazy sidecar`
 # starts in the time the extension waits for it, without the CLI's rich and capture imports.
 COMMANDS = {
-    "import-conversation": "lazy.cli.importing:import_conversation",
+    "import-conversation": "lazy.cli.conversation_import:import_conversation",
     "conversations": "lazy.cli.conversations:conversations",
     "builder": "lazy.cli.builder:builder",
     "show": "lazy.cli.conversations:show",
-    "import": "lazy.cli.agent_import:import_group",
-    "claude": "lazy.cli.agent_import:claude_group",
-    "codex": "lazy.cli.agent_import:codex_group",
-    "opencode": "lazy.cli.agent_import:opencode_group",
+    "import": "lazy.cli.memory_import:import_group",
+    "claude": "lazy.cli.memory_import:claude_group",
+    "codex": "lazy.cli.memory_import:codex_group",
+    "opencode": "lazy.cli.memory_import:opencode_group",
     "get": "lazy.cli.memories:get",
     "ls": "lazy.cli.memories:ls",
     "search": "lazy.cli.search:search_command",

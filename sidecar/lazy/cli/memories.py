@@ -6,8 +6,8 @@ import click
 from rich.table import Table
 
 from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, shown, when
+from lazy.memories.tree import TreeError, parse_path, split
 from lazy.store.memories import children, get_memory
-from lazy.tree import TreeError, parse_path, split
 from lazy.view.reading import memory as shown_memory
 
 

@@ -7,10 +7,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from lazy.capture.importer import plan
+from lazy.agents import TOOL_NAMES, TOOLS
+from lazy.capture.bulk_import import plan
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check, Status
-from lazy.sources import TOOL_NAMES, TOOLS
 
 TITLE = "Conversation capture is live"
 FIX = "lazy doctor --reimport-conversations"

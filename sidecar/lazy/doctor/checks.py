@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lazy.capture import daemon, hooks
+from lazy.agents.claude import hooks
+from lazy.capture import daemon
 from lazy.doctor import capture, housekeeping, privacy, scaffolding, secrets, store, system
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status

@@ -20,7 +20,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from lazy.builders import refresh_in
+from lazy.builders.regroup import refresh_in
 from lazy.doctor.context import Context
 from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check

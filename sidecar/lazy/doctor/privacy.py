@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
-from lazy.private import Tightened, tighten_home
+from lazy.os.private import Tightened, tighten_home
 
 TITLE = "Store is private"
 SHOWN = 5  # paths listed at most

@@ -18,10 +18,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lazy.builders import refresh_in
+from lazy.builders.regroup import refresh_in
 from lazy.capture.pipeline import rederive_in
-from lazy.durable import fsync_dir, move_aside
-from lazy.private import touch_private
+from lazy.os.durable import fsync_dir, move_aside
+from lazy.os.private import touch_private
 from lazy.store import Store, StoreError
 from lazy.store.db import explain, not_writable, readonly_error
 from lazy.store.integrity import quick_check, stamp, unstamp

@@ -3,7 +3,7 @@
 today's reader from the raw archive: the result is what a fresh import of the session gives.
 
 What is scaffolding is decided in one place, the Claude Code reader
-(``lazy.sources.claude``): a session is re-derived from its raw lines with today's pipeline,
+(``lazy.agents.claude.reader``): a session is re-derived from its raw lines with today's pipeline,
 and the stored messages it no longer produces are the ones that go. The text search in
 :func:`_suspects` only narrows which sessions are worth re-reading; it decides nothing.
 Re-deriving is tried inside a transaction that is rolled back, so what the listing shows
@@ -15,12 +15,12 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from lazy.builders import refresh_in
+from lazy.agents.claude.reader import BUILTIN_LOCAL_COMMANDS
+from lazy.builders.regroup import refresh_in
 from lazy.capture.pipeline import rederive_in, stored_keys
 from lazy.doctor.context import Context
 from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check
-from lazy.sources.claude import BUILTIN_LOCAL_COMMANDS
 from lazy.store import Store
 from lazy.store.queries import short_id
 from lazy.view.redaction import redactor

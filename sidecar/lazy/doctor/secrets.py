@@ -15,11 +15,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lazy.agents import TOOL_NAMES, TOOLS
 from lazy.config import ConfigError, get
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
 from lazy.index.indexer import built_with, redacted_counts, redaction_state
-from lazy.sources import TOOL_NAMES, TOOLS
 from lazy.view.redaction import NAMES, redact_counted
 
 REDACTION = "Secrets are redacted in search, show, the webview and ask"

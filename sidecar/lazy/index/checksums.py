@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from lazy.private import open_private
+from lazy.os.private import open_private
 
 CHECKED = "lazy-checked.json"
 MAGIC = 1337

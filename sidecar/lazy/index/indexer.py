@@ -27,8 +27,8 @@ from lazy.config import redaction_enabled
 from lazy.index import checksums
 from lazy.index.documents import REDACTED, TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, TAGS, build_schema, register
-from lazy.private import open_private, private_dir, tighten
-from lazy.procs import pid_alive
+from lazy.os.private import open_private, private_dir, tighten
+from lazy.os.procs import pid_alive
 from lazy.store import Store
 from lazy.view import redaction
 
@@ -308,7 +308,7 @@ class SearchIndex:
             with contextlib.suppress(Exception):
                 writer.wait_merging_threads()  # also drops the writer and its lock
             # Tantivy creates its segment and lock files 0666 & ~umask, and a umask is
-            # process-wide (see lazy.private): once its threads are done, they are made
+            # process-wide (see lazy.os.private): once its threads are done, they are made
             # 0600 here. The index folder is 0700 meanwhile, so none is ever reachable.
             tighten(path or self.path)
 

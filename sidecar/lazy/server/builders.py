@@ -9,9 +9,9 @@ from pathlib import Path
 import orjson
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from lazy.aliases import NameTaken, label_builders, name_builder
+from lazy.aliases.registry import RegistryWriteWarning, default_session_registry
+from lazy.aliases.resolve import NameTaken, label_builders, name_builder
 from lazy.model import BuilderInfo
-from lazy.registry import RegistryWriteWarning, default_session_registry
 from lazy.server.app import Sidecar
 from lazy.server.protocol import (
     NAME_TAKEN,

@@ -7,8 +7,8 @@ import asyncio
 import threading
 from typing import Any
 
+from lazy.capture.bulk_import import Plan, plan, run_import
 from lazy.capture.discovery import discover_tool
-from lazy.capture.importer import Plan, plan, run_import
 from lazy.model import ImportReport
 from lazy.server.app import Sidecar
 from lazy.server.protocol import BuildersDidChange, ImportParams, ImportResult

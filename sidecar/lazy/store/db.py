@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lazy.private import Tightened, private_dir, tighten_home, touch_private, wide
+from lazy.os.private import Tightened, private_dir, tighten_home, touch_private, wide
 from lazy.store.integrity import SHOWN, identity, quick_check, stamp, stamped, unstamp
 from lazy.store.schema import SCHEMA_VERSION, migrate
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from lazy.private import open_private
+from lazy.os.private import open_private
 
 STAMP = "store.checked"
 SHOWN = 5  # problems of a failed check, quoted at most

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import orjson
 
+from lazy.memories.tree import slug_base, slug_with_hash
 from lazy.model import MemoryView, TreeChild
 from lazy.store.db import now_iso
-from lazy.tree import slug_base, slug_with_hash
 
 
 def uuid7() -> str:

@@ -1,0 +1,1 @@
+"""Claude Code: transcripts, subagents, hooks and harness memory."""

@@ -1,0 +1,1 @@
+"""OpenAI Codex CLI: rollout files."""

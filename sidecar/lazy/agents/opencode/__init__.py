@@ -1,0 +1,1 @@
+"""OpenCode: its SQLite database and its older JSON storage."""

@@ -1,0 +1,1 @@
+"""Aliases: human names for the conversations an agent resumes."""

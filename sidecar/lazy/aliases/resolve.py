@@ -1,0 +1,139 @@
+"""Aliases for Builders: the session registry joined to the store.
+
+An alias names the conversation an agent resumes. A Builder joins many session files; the
+one its agent resumes is its most recent main session (the last of
+``BuilderInfo.session_ids``, ordered as the joining orders them), and the alias's kind is
+the Builder's tool. `lazy alias` binds through here, and `lazy builder --resume <alias>`
+resolves through here (re-binding when the agent answers a resume with a new id).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from lazy.aliases.registry import KINDS, SessionEntry, SessionRegistry, check_name, normalize_scope
+from lazy.model import BuilderInfo
+from lazy.store.queries import NotFound, builder_info
+
+
+class AmbiguousAlias(LookupError):
+    """The name is bound for several agents in one scope; the caller must say which."""
+
+    def __init__(self, name: str, scope: str, entries: list[SessionEntry]):
+        self.name = name
+        self.scope = scope
+        self.entries = entries
+        kinds = ", ".join(e.kind for e in entries)
+        super().__init__(f"alias {name!r} is bound for {kinds} in {scope}; say which agent")
+
+
+def resume_target(conn: sqlite3.Connection, builder_id: str) -> tuple[str, str]:
+    """(kind, native id) the agent resumes for a Builder: its tool, its most recent main
+    session. NotFound when the store has no such Builder or it has no session to resume."""
+    info = builder_info(conn, builder_id)
+    if info.tool not in KINDS:
+        raise ValueError(f"conversation {builder_id} is from {info.tool!r}, which has no aliases")
+    if not info.session_ids:
+        raise NotFound(f"conversation {builder_id} has no session with messages to resume")
+    return info.tool, info.session_ids[-1]
+
+
+def last_model(conn: sqlite3.Connection, builder_id: str) -> str | None:
+    """The model of the Builder's latest answer, recorded with its alias."""
+    row = conn.execute(
+        "SELECT m.model FROM messages m JOIN sessions s ON s.id = m.session_id"
+        " WHERE m.builder_id=? AND s.kind='main' AND m.model IS NOT NULL"
+        " ORDER BY m.number DESC LIMIT 1",
+        (builder_id,),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def bind_builder(
+    registry: SessionRegistry,
+    scope: str | os.PathLike[str],
+    name: str,
+    builder_id: str,
+    store_conn: sqlite3.Connection,
+) -> tuple[str, str]:
+    """Bind ``name`` in ``scope`` to the session a Builder's agent resumes; returns (kind,
+    native id). ValueError for a bad name, NotFound for an unknown Builder; a failure to
+    save is the registry's RegistryWriteWarning."""
+    check_name(name)
+    kind, native_id = resume_target(store_conn, builder_id)
+    registry.bind(kind, scope, name, native_id, model=last_model(store_conn, builder_id))
+    return kind, native_id
+
+
+def resolve_alias(
+    registry: SessionRegistry,
+    scope: str | os.PathLike[str],
+    name: str,
+    kind: str | None = None,
+) -> tuple[str, str] | None:
+    """(kind, native id) the alias names in ``scope``, or None. Without ``kind``, a name
+    bound for several agents there is an :class:`AmbiguousAlias`."""
+    check_name(name)
+    found = [e for e in registry.entries(kind=kind, scope=scope) if e.name == name]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise AmbiguousAlias(name, normalize_scope(scope), found)
+    return found[0].kind, found[0].native_id
+
+
+def conversation_of(conn: sqlite3.Connection, native_id: str) -> tuple[str, str] | None:
+    """(Builder id, summary) of the conversation a native session id belongs to, when the
+    store has it."""
+    row = conn.execute(
+        "SELECT b.id, b.summary FROM sessions s JOIN builders b ON b.id = s.builder_id"
+        " WHERE s.id=?",
+        (native_id,),
+    ).fetchone()
+    return (str(row[0]), str(row[1] or "")) if row else None
+
+
+def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[BuilderInfo]:
+    """Each Builder with its alias: a name the registry binds to one of its sessions (the
+    newest such), in any scope; one read of the registry for the lot."""
+    names: dict[tuple[str, str], str] = {}
+    for e in registry.entries():
+        names.setdefault((e.kind, e.native_id), e.name)
+    out = []
+    for info in infos:
+        alias = next(
+            (names[k] for sid in reversed(info.session_ids) if (k := (info.tool, sid)) in names),
+            None,
+        )
+        out.append(info.model_copy(update={"alias": alias}) if alias != info.alias else info)
+    return out
+
+
+def name_builder(
+    registry: SessionRegistry, conn: sqlite3.Connection, builder_id: str, name: str | None
+) -> None:
+    """Make ``name`` the Builder's only alias in its project (None: remove its aliases there).
+    ValueError for a bad name or a Builder with no project; NameTaken when the name already
+    belongs to another conversation there."""
+    info = builder_info(conn, builder_id)
+    if info.project is None:
+        raise ValueError(f"conversation {info.short_id} has no project to scope a name to")
+    mine = set(info.session_ids)
+    if name is not None:
+        check_name(name)
+        taken = registry.get(info.tool, info.project, name)
+        if taken is not None and taken.native_id not in mine:
+            other = conversation_of(conn, taken.native_id)
+            raise NameTaken(name, info.project, other[0] if other else taken.native_id)
+    for e in registry.entries(kind=info.tool, scope=info.project):
+        if e.native_id in mine and e.name != name:
+            registry.forget(e.kind, e.scope, e.name)
+    if name is not None:
+        bind_builder(registry, info.project, name, builder_id, conn)
+
+
+class NameTaken(LookupError):
+    def __init__(self, name: str, scope: str, owner: str):
+        self.name, self.scope, self.owner = name, scope, owner
+        super().__init__(f"alias {name!r} already names conversation {owner[:8]} in {scope}")

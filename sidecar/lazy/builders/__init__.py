@@ -1,0 +1,1 @@
+"""Builders: the joining of session files into conversations."""

@@ -1,0 +1,208 @@
+"""Bulk and per-session import: discovery -> preview -> capture -> Builders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from lazy.builders.regroup import refresh
+from lazy.capture.discovery import Candidate, Discovery
+from lazy.capture.opencode import capture_session
+from lazy.capture.pipeline import CaptureResult, Fresh, capture_file, parse_ahead
+from lazy.model import ImportReport, QuarantineInfo, SkipInfo
+from lazy.store import Store
+
+
+@dataclass
+class Plan:
+    discovery: Discovery
+    imported: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+    behind: list[str] = field(default_factory=list)  # imported, but the file has grown since
+    # deleted from the store by `lazy doctor`: live capture passes over them, an import
+    # that is asked for them (the bulk import, or naming one) reads them afresh
+    deleted: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> int:
+        return len(self.discovery.sessions)
+
+
+def plan(store: Store, discovery: Discovery) -> Plan:
+    """Which discovered sessions the store already holds."""
+    p = Plan(discovery)
+    conn = store.conn
+    for sid, cand in sorted(discovery.sessions.items(), key=lambda kv: kv[1].mtime_ns):
+        seen = conn.execute(
+            "SELECT size, read_offset, status, stamp FROM source_files WHERE path=?",
+            (str(cand.path),),
+        ).fetchone()
+        if _has_conversation(store, sid):
+            p.imported.append(sid)
+            if seen is None or (seen[2] == "ok" and _grown(cand, seen[1], seen[3])):
+                # a larger copy found elsewhere, an interrupted capture, or turns written since
+                p.behind.append(sid)
+            continue
+        if _deleted(store, sid):
+            p.deleted.append(sid)
+            continue
+        if seen is not None and seen[2] != "ok":
+            seen = None
+        if seen is not None and seen[0] == cand.size:
+            p.empty.append(sid)  # read before: nothing in it is conversation
+        else:
+            p.missing.append(sid)
+    return p
+
+
+Progress = Callable[[Candidate], None]
+
+
+def run_import(
+    store: Store,
+    discovery: Discovery,
+    session_ids: list[str],
+    *,
+    on_file: Progress | None = None,
+    report: ImportReport | None = None,
+) -> ImportReport:
+    """Capture the named sessions (and their subagent files), then regroup Builders."""
+    report = report or ImportReport()
+    report.ignored_oneshots = len(discovery.oneshots)
+    report.quarantined += [  # sources that could not even be listed
+        QuarantineInfo(file=q.origin or "?", line=q.line_no, reason=q.reason)
+        for q in discovery.problems
+    ]
+    order = [c for sid in session_ids for c in discovery.files_of(sid)]
+    with store.bulk() as bulk, _Ahead(store, order) as ahead:
+        for sid in session_ids:
+            _import_session(store, discovery, sid, report, on_file, ahead)
+            bulk.tick()
+    refresh(store)
+    return report
+
+
+def _grown(cand: Candidate, read_offset: int, stamp: str | None) -> bool:
+    """The source holds more than the store read of it: a file grew past where capture
+    stopped; a record store (OpenCode) has a new stamp."""
+    if cand.ref is not None:
+        return bool(stamp != cand.ref.stamp)
+    return read_offset < cand.size
+
+
+def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> CaptureResult:
+    """Capture one discovered candidate, whichever agent wrote it; Builders not regrouped."""
+    if cand.ref is not None:
+        assert cand.data_dir is not None
+        return capture_session(store, cand.data_dir, cand.ref, regroup=False)
+    return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.tool)
+
+
+def _deleted(store: Store, sid: str) -> bool:
+    """`lazy doctor` deleted this session's conversation (any copy of it) on request."""
+    return bool(
+        store.conn.execute(
+            "SELECT 1 FROM source_files WHERE session_id=? AND agent_id IS NULL"
+            " AND status='deleted' LIMIT 1",
+            (sid,),
+        ).fetchone()
+    )
+
+
+def _has_conversation(store: Store, sid: str) -> bool:
+    """The store holds this session with something said in it (not an empty shell)."""
+    return bool(
+        store.conn.execute(
+            "SELECT 1 FROM sessions WHERE id=? AND kind='main' AND message_count>0", (sid,)
+        ).fetchone()
+    )
+
+
+def _import_session(
+    store: Store,
+    discovery: Discovery,
+    sid: str,
+    report: ImportReport,
+    on_file: Progress | None,
+    ahead: _Ahead,
+) -> None:
+    existed = _has_conversation(store, sid)
+    main = None
+    for cand in discovery.files_of(sid):
+        res = capture(store, cand, ahead.take(cand))
+        if not cand.is_sidechain:
+            main = res
+        report.messages_added += res.messages_added
+        report.bytes_read += res.bytes_read
+        report.quarantined += [
+            QuarantineInfo(file=q.origin or res.path, line=q.line_no, reason=q.reason)
+            for q in res.quarantined
+        ]
+        if cand.is_sidechain and res.status == "error":  # the session's other files go on
+            report.skipped.append(_unread(sid, res))
+        if on_file:
+            on_file(cand)
+    if main is None:
+        return
+    if main.status == "refused":
+        report.refused.append(SkipInfo(session_id=sid, path=main.path, reason=main.reason or ""))
+    elif main.status in ("missing", "error"):
+        report.skipped.append(_unread(sid, main))
+    elif main.status == "oneshot":
+        report.ignored_oneshots += 1
+    elif not _has_conversation(store, sid):
+        report.skipped.append(
+            SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
+        )
+    elif existed:
+        if main.messages_added or main.messages_updated:
+            report.updated.append(sid)
+    else:
+        report.imported.append(sid)
+
+
+def _unread(sid: str, res: CaptureResult) -> SkipInfo:
+    return SkipInfo(session_id=sid, path=res.path, reason=f"{res.reason} [{res.code}]")
+
+
+class _Ahead:
+    """Parses the next new file on a second thread while the current one is written: the
+    parse holds the GIL, SQLite and zstd release it, so the two overlap on two cores."""
+
+    def __init__(self, store: Store, order: list[Candidate]):
+        self.store = store
+        self.order = order
+        self.next = 0
+        self.pending: tuple[Candidate, Future[Fresh | None]] | None = None
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="lazy-parse")
+
+    def __enter__(self) -> _Ahead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def take(self, cand: Candidate) -> Fresh | None:
+        fresh = None
+        if self.pending is not None and self.pending[0] is cand:
+            fresh = self.pending[1].result()
+        self.pending = None
+        while self.next < len(self.order) and self.order[self.next] is not cand:
+            self.next += 1
+        self.next += 1
+        if self.next < len(self.order):
+            upcoming = self.order[self.next]
+            if (
+                upcoming.ref is None
+                and upcoming.size > 0
+                and not self.store.conn.execute(
+                    "SELECT 1 FROM source_files WHERE path=?", (str(upcoming.path),)
+                ).fetchone()
+            ):
+                self.pending = (
+                    upcoming,
+                    self.pool.submit(parse_ahead, upcoming.path, upcoming.tool),
+                )
+        return fresh

@@ -1,0 +1,1 @@
+"""Memories: per-message memories imported from sessions and Claude Code's harness memory."""

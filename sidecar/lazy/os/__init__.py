@@ -1,0 +1,1 @@
+"""Process and file-system utilities: durable writes, locks, pid files, private modes."""

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lazy.agents import COMPRESSED, file_identity, make_reader
+from lazy.agents.files import open_source
 from lazy.agents.jsonl import split_lines
 from lazy.agents.opencode.reader import iso_ms, list_sessions
-from lazy.capture.pipeline import open_source
 from lazy.capture.projects import is_under, project_of
 from lazy.records import Quarantined
 

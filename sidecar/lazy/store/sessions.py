@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from lazy.records import SessionFacts
+from lazy.store.db import fetch_row
 
 # How a later batch's value merges into the stored one (``{c}`` is the column):
 _KEEP = "COALESCE(sessions.{c}, excluded.{c})"  # the first value learnt stays
@@ -67,13 +67,14 @@ _UPSERT = (
     f"INSERT INTO sessions({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})"
     " ON CONFLICT(id) DO UPDATE SET " + ", ".join(f"{c}={m.format(c=c)}" for c, m in _MERGES)
 )
-_LOAD = f"SELECT {', '.join(f.column for f in FACTS)} FROM sessions WHERE id = ?"
+_FACT_LIST = ", ".join(f.column for f in FACTS)
 
 
-def facts_of(row: tuple[Any, ...]) -> SessionFacts:
-    """A sessions row's facts columns (in the order of FACTS) as the reader's facts."""
+def facts_of(row: sqlite3.Row) -> SessionFacts:
+    """A sessions row's facts columns, by name, as the reader's facts."""
     facts = SessionFacts()
-    for f, v in zip(FACTS, row, strict=True):
+    for f in FACTS:
+        v = row[f.column]
         setattr(facts, f.field, bool(v) if f.flag else v)
     return facts
 
@@ -82,7 +83,7 @@ def load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None]
     """What earlier captures stored of a session's facts, for a reader to carry on from."""
 
     def load(key: str) -> SessionFacts | None:
-        r = conn.execute(_LOAD, (key,)).fetchone()
+        r = fetch_row(conn, f"SELECT {_FACT_LIST} FROM sessions WHERE id = ?", (key,))
         return None if r is None else facts_of(r)
 
     return load
@@ -198,3 +199,122 @@ def forget(c: sqlite3.Connection, keys: list[str]) -> None:
         ("sessions", "id"),
     ):
         c.executemany(f"DELETE FROM {table} WHERE {col}=?", [(k,) for k in keys])
+
+
+@dataclass(slots=True)
+class SessionNode:
+    """A main session as joining sees it: its row (its facts by the FACTS mapping), and what
+    the store says around it, which joining would otherwise have to ask the store for."""
+
+    id: str
+    agent: str
+    facts: SessionFacts = field(default_factory=SessionFacts)
+    project: str | None = None
+    builder_id: str | None = None
+    dirty: int = 0
+    message_count: int = 0
+    head_owners: tuple[str, ...] = ()  # the other sessions holding its head entry
+    parent_owners: tuple[str, ...] = ()  # ... holding its head entry's parent
+    link_owners: tuple[tuple[str, ...], ...] = ()  # ... each compaction link's target
+    # when it opens with a compaction summary: the sessions holding that summary
+    summary_holders: frozenset[str] = frozenset()
+    rank: int = 0  # its place in the order joining reads the sessions in
+
+    @property
+    def started_at(self) -> str:
+        return self.facts.first_timestamp or ""
+
+    @property
+    def version(self) -> str:
+        return self.facts.version or ""
+
+
+def nodes(c: sqlite3.Connection, is_summary: Callable[[str], bool]) -> list[SessionNode]:
+    """Every main session that joining places (one-shots aside), with what the store says
+    around the Claude Code ones. ``is_summary`` tells a compaction summary's words."""
+    cur = c.cursor()
+    cur.row_factory = sqlite3.Row
+    out = [
+        SessionNode(
+            id=r["id"],
+            agent=r["tool"],
+            facts=facts_of(r),
+            project=r["project"],
+            builder_id=r["builder_id"],
+            dirty=r["dirty"],
+            message_count=r["message_count"],
+        )
+        for r in cur.execute(
+            f"SELECT id, tool, project, builder_id, dirty, message_count, {_FACT_LIST}"
+            " FROM sessions WHERE kind='main' AND oneshot=0"
+        )
+    ]
+    claude = {n.id: n for n in out if n.agent == "claude"}
+    heads, parents = _owners_of(c, "head_uuid"), _owners_of(c, "head_parent")
+    links = _link_owners(c)
+    for n in claude.values():
+        n.head_owners = tuple(heads.get(n.id, ()))
+        n.parent_owners = tuple(parents.get(n.id, ()))
+        n.link_owners = tuple(tuple(o) for o in links.get(n.id, {}).values())
+    old = [n for n in claude.values() if n.version.startswith("1.")]
+    for n in old:
+        n.summary_holders = _summary_holders(c, n, old, is_summary)
+    return out
+
+
+# another session holding an entry: its id has no ":" (a sidechain's has)
+_OTHER = "e.session_id <> s.id AND e.session_id NOT LIKE '%:%'"
+_CLAUDE_MAINS = "s.kind='main' AND s.oneshot=0 AND s.tool='claude'"
+
+
+def _owners_of(c: sqlite3.Connection, column: str) -> dict[str, list[str]]:
+    """The other sessions holding the entry each Claude Code main session's ``column``
+    (head_uuid or head_parent) names."""
+    out: dict[str, list[str]] = {}
+    for sid, owner in c.execute(
+        f"SELECT s.id, e.session_id FROM sessions s JOIN entries e ON e.uuid = s.{column}"
+        f" WHERE {_CLAUDE_MAINS} AND {_OTHER}"
+    ):
+        out.setdefault(sid, []).append(owner)
+    return out
+
+
+def _link_owners(c: sqlite3.Connection) -> dict[str, dict[str, list[str]]]:
+    """Each Claude Code main session's compaction links, in order, and the other sessions
+    holding each link's target."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for sid, target, owner in c.execute(
+        "SELECT s.id, l.target_uuid, e.session_id FROM sessions s"
+        " JOIN session_links l ON l.session_id = s.id"
+        f" LEFT JOIN entries e ON e.uuid = l.target_uuid AND {_OTHER}"
+        f" WHERE {_CLAUDE_MAINS} ORDER BY s.id, l.target_uuid"
+    ):
+        owners = out.setdefault(sid, {}).setdefault(target, [])
+        if owner is not None:
+            owners.append(owner)
+    return out
+
+
+def _summary_holders(
+    c: sqlite3.Connection,
+    n: SessionNode,
+    old: list[SessionNode],
+    is_summary: Callable[[str], bool],
+) -> frozenset[str]:
+    """When the 1.0.x session ``n`` opens with a compaction summary: the other 1.0.x
+    sessions of its project holding that summary as harness text."""
+    first = c.execute(
+        "SELECT meta, text FROM messages WHERE session_id=? ORDER BY seq LIMIT 1", (n.id,)
+    ).fetchone()
+    if first is None or not first[0] or not is_summary(first[1]):
+        return frozenset()
+    return frozenset(
+        o.id
+        for o in old
+        if o.id != n.id
+        and o.project == n.project
+        and c.execute(
+            "SELECT 1 FROM messages WHERE session_id=? AND meta=1 AND text=? LIMIT 1",
+            (o.id, first[1]),
+        ).fetchone()
+    )

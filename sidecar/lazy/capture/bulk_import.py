@@ -16,9 +16,10 @@ from lazy.capture.discovery import Candidate, Discovery
 from lazy.capture.opencode import capture_session
 from lazy.capture.source_file import CaptureResult, Fresh, capture_file
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
-from lazy.store import Store
+from lazy.store import Store, source_files
 from lazy.store.archive import compress_raw
 from lazy.store.messages import prepare
+from lazy.store.sessions import has_conversation
 
 
 @dataclass
@@ -42,22 +43,21 @@ def plan(store: Store, discovery: Discovery) -> Plan:
     p = Plan(discovery)
     conn = store.conn
     for sid, cand in sorted(discovery.sessions.items(), key=lambda kv: kv[1].mtime_ns):
-        seen = conn.execute(
-            "SELECT size, read_offset, status, stamp FROM source_files WHERE path=?",
-            (str(cand.path),),
-        ).fetchone()
-        if _has_conversation(store, sid):
+        seen = source_files.row(conn, str(cand.path))
+        if has_conversation(conn, sid):
             p.imported.append(sid)
-            if seen is None or (seen[2] == "ok" and _grown(cand, seen[1], seen[3])):
+            if seen is None or (
+                seen["status"] == "ok" and _grown(cand, seen["read_offset"], seen["stamp"])
+            ):
                 # a larger copy found elsewhere, an interrupted capture, or turns written since
                 p.behind.append(sid)
             continue
-        if _deleted(store, sid):
+        if source_files.deleted(conn, sid):
             p.deleted.append(sid)
             continue
-        if seen is not None and seen[2] != "ok":
+        if seen is not None and seen["status"] != "ok":
             seen = None
-        if seen is not None and seen[0] == cand.size:
+        if seen is not None and seen["size"] == cand.size:
             p.empty.append(sid)  # read before: nothing in it is conversation
         else:
             p.missing.append(sid)
@@ -107,26 +107,6 @@ def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> Captur
     return capture_file(store, cand.path, regroup=False, fresh=fresh, agent=cand.tool)
 
 
-def _deleted(store: Store, sid: str) -> bool:
-    """`lazy doctor` deleted this session's conversation (any copy of it) on request."""
-    return bool(
-        store.conn.execute(
-            "SELECT 1 FROM source_files WHERE session_id=? AND agent_id IS NULL"
-            " AND status='deleted' LIMIT 1",
-            (sid,),
-        ).fetchone()
-    )
-
-
-def _has_conversation(store: Store, sid: str) -> bool:
-    """The store holds this session with something said in it (not an empty shell)."""
-    return bool(
-        store.conn.execute(
-            "SELECT 1 FROM sessions WHERE id=? AND kind='main' AND message_count>0", (sid,)
-        ).fetchone()
-    )
-
-
 def _import_session(
     store: Store,
     discovery: Discovery,
@@ -135,7 +115,7 @@ def _import_session(
     on_file: Progress | None,
     ahead: _Ahead,
 ) -> None:
-    existed = _has_conversation(store, sid)
+    existed = has_conversation(store.conn, sid)
     main = None
     for cand in discovery.files_of(sid):
         res = capture(store, cand, ahead.take(cand))
@@ -159,7 +139,7 @@ def _import_session(
         report.skipped.append(_unread(sid, main))
     elif main.status == "oneshot":
         report.ignored_oneshots += 1
-    elif not _has_conversation(store, sid):
+    elif not has_conversation(store.conn, sid):
         report.skipped.append(
             SkipInfo(session_id=sid, path=main.path, reason="empty: no conversation in it")
         )
@@ -204,9 +184,7 @@ class _Ahead:
             if (
                 upcoming.ref is None
                 and upcoming.size > 0
-                and not self.store.conn.execute(
-                    "SELECT 1 FROM source_files WHERE path=?", (str(upcoming.path),)
-                ).fetchone()
+                and not source_files.known(self.store.conn, str(upcoming.path))
             ):
                 self.pending = (
                     upcoming,

@@ -331,13 +331,11 @@ def _index(store: Store) -> None:
     """Index what was added, if the index is in use and its writer is free now; a fresh or
     damaged index, or a long queue, is left to the daemon or the next search."""
     from lazy.index.indexer import SearchIndex, ready
+    from lazy.store.index_queue import queued
 
     if not ready(store.home):
         return
-    queued = store.conn.execute(
-        "SELECT COUNT(*) FROM (SELECT 1 FROM index_queue LIMIT ?)", (INDEX_MAX + 1,)
-    ).fetchone()[0]
-    if queued > INDEX_MAX:
+    if queued(store.conn, INDEX_MAX + 1) > INDEX_MAX:
         return
     # 0 when another process holds the writer; checking the segments is left to the others
     SearchIndex.open(store.home, verify=False).catch_up(store)

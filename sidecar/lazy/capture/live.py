@@ -29,7 +29,9 @@ from lazy.capture.discovery import discover_tool, roots_of
 from lazy.capture.reread import reread
 from lazy.capture.source_file import capture_file
 from lazy.index.indexer import SearchIndex
-from lazy.store import Store, StoreError
+from lazy.store import Store, StoreError, source_files
+from lazy.store.messages import builders_grown_since, last_id
+from lazy.store.sessions import builders_of
 
 log = logging.getLogger("lazy.capture.live")
 
@@ -157,8 +159,7 @@ class LiveCapture:
 
     def start(self) -> None:
         if self.on_change is not None:
-            row = self.store().conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()
-            self._told = int(row[0])  # messages up to this id are known to the listener
+            self._told = last_id(self.store().conn)  # messages up to it are known to the listener
         for tool in TOOLS:  # the roots only: the first sweep, in its thread, lists the files
             self.roots[tool] = roots_of(tool, self.extra_roots.get(tool))
         for target, name in ((self._sweeper, "lazy-sweep"), (self._watcher, "lazy-watch")):
@@ -254,10 +255,7 @@ class LiveCapture:
             if tool == "opencode" or not path.name.endswith(_SESSION_FILES):
                 sweep = sweep or tool == "opencode"
                 continue
-            known = store.conn.execute(
-                "SELECT 1 FROM source_files WHERE path=?", (str(path),)
-            ).fetchone()
-            if not known:
+            if not source_files.known(store.conn, str(path)):
                 sweep = True  # new: discovery decides (lazy's own one-shots stay out)
                 continue
             r = capture_file(store, path, agent=tool)
@@ -323,24 +321,10 @@ class LiveCapture:
         if self.on_change is None:
             return
         conn = self.store().conn
-        # "+builder_id": by the id range, not by walking the whole builder_id index (at a
-        # million messages that scan took half a second and filled the page cache)
-        rows = conn.execute(
-            "SELECT builder_id, MAX(id) FROM messages WHERE id > ? AND +builder_id IS NOT NULL"
-            " GROUP BY +builder_id",
-            (self._told,),
-        ).fetchall()
+        rows = builders_grown_since(conn, self._told)
         grown: set[str] = set()
         if sessions:  # captured here: grown messages count too, not only new ones
-            marks = ",".join("?" * len(sessions))
-            grown = {
-                r[0]
-                for r in conn.execute(
-                    f"SELECT DISTINCT builder_id FROM sessions WHERE id IN ({marks})"
-                    " AND builder_id IS NOT NULL",
-                    sorted(sessions),
-                )
-            }
+            grown = builders_of(conn, sessions)
         with self._lock:
             self._told = max([self._told, *(r[1] for r in rows)])
             self._pending |= {r[0] for r in rows} | grown

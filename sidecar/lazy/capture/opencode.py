@@ -18,7 +18,7 @@ from lazy.capture.discovery import opencode_key
 from lazy.capture.projects import project_of
 from lazy.capture.source_file import CaptureResult, files_fault, unexpected
 from lazy.records import ReadBatch
-from lazy.store import Store, StoreError, now_iso
+from lazy.store import Store, StoreError, now_iso, source_files
 from lazy.store.archive import compress_raw, decompress
 from lazy.store.messages import apply_batch
 
@@ -39,16 +39,19 @@ def capture_session(
 def _capture(
     store: Store, data_dir: Path, ref: SessionRef, key: str, result: CaptureResult, regroup: bool
 ) -> CaptureResult:
-    seen = store.conn.execute("SELECT stamp FROM source_files WHERE path=?", (key,)).fetchone()
-    if seen is not None and seen[0] == ref.stamp:
+    seen = source_files.row(store.conn, key)
+    if seen is not None and seen["stamp"] == ref.stamp:
         return result
     records, problems = load_session(data_dir, ref)
     batch = _said(read(records))
     batch.quarantine += problems
     result.quarantined = list(batch.quarantine)
     with store.write() as c:
-        file_id = _upsert_source(c, key, ref, len(records))
-        archived = _archive(c, file_id, records)
+        subagent_id = ref.session_id if ref.parent_id else None
+        fid = source_files.upsert_records(
+            c, key, ref.session_id, subagent_id, len(records), ref.mtime_ns, ref.stamp
+        )
+        archived = _archive(c, fid, records)
         added, updated, touched = apply_batch(
             c, batch, key, "opencode", 0, replace=True, project_of=project_of
         )
@@ -70,60 +73,29 @@ def _capture(
     return result
 
 
-def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> int:
-    c.execute(
-        "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, stamp,"
-        " read_offset, lines_read, updated_at) VALUES (?, 'opencode', ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
-        " stamp=excluded.stamp, read_offset=excluded.read_offset,"
-        " lines_read=excluded.lines_read, updated_at=excluded.updated_at",
-        (
-            key,
-            ref.session_id,
-            ref.session_id if ref.parent_id else None,
-            n,
-            ref.mtime_ns,
-            ref.stamp,
-            n,
-            n,
-            now_iso(),
-        ),
-    )
-    return int(c.execute("SELECT id FROM source_files WHERE path=?", (key,)).fetchone()[0])
-
-
-def _archive(c: sqlite3.Connection, file_id: int, records: list[Record]) -> int:
+def _archive(c: sqlite3.Connection, fid: int, records: list[Record]) -> int:
     """Keep each record version not yet kept; returns the bytes newly archived."""
-    have = set(
-        c.execute("SELECT record_id, hash FROM raw_records WHERE file_id=?", (file_id,)).fetchall()
-    )
+    have = source_files.record_hashes(c, fid)
     now = now_iso()
     rows = []
+    size = 0
     for r in records:
         digest = hashlib.blake2b(r.data, digest_size=16).digest()
         if (r.id, digest) not in have:
             have.add((r.id, digest))
-            rows.append(
-                (file_id, r.id, r.kind, digest, r.origin, compress_raw(r.data), now, len(r.data))
-            )
-    c.executemany(
-        "INSERT OR IGNORE INTO raw_records(file_id, record_id, kind, hash, origin, data, seen_at)"
-        " VALUES (?,?,?,?,?,?,?)",
-        [row[:7] for row in rows],
-    )
-    return sum(row[7] for row in rows)
+            rows.append((fid, r.id, r.kind, digest, r.origin, compress_raw(r.data), now))
+            size += len(r.data)
+    source_files.archive_records(c, rows)
+    return size
 
 
-def rederive_records(c: sqlite3.Connection, file_id: int, key: str) -> int:
+def rederive_records(c: sqlite3.Connection, fid: int, key: str) -> int:
     """Re-read a session from the newest archived version of each of its records."""
-    records = []
-    for kind, record_id, origin, data in c.execute(
-        "SELECT kind, record_id, origin, data FROM raw_records WHERE id IN"
-        " (SELECT MAX(id) FROM raw_records WHERE file_id=? GROUP BY record_id)",
-        (file_id,),
-    ):
-        records.append(Record(kind, record_id, "", decompress(data), origin))
-    sid = c.execute("SELECT session_id FROM source_files WHERE id=?", (file_id,)).fetchone()[0]
+    records = [
+        Record(kind, record_id, "", decompress(data), origin)
+        for kind, record_id, origin, data in source_files.newest_records(c, fid)
+    ]
+    sid = source_files.session_of(c, fid)
     for r in records:
         r.session_id = sid
     order = {"session": 0, "message": 1, "part": 2}

@@ -15,23 +15,24 @@ transaction; ``meta.reader_version`` records how far the store has got, so each 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lazy.agents.claude.reader import COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT
 from lazy.builders.regroup import refresh_in
 from lazy.capture.rederive import rederive_in
-from lazy.store import Store
-from lazy.store.db import now_iso
+from lazy.store import Store, meta
+from lazy.store.db import log_in, savepoint
 from lazy.store.messages import stored_keys
+from lazy.store.sessions import mains_opening_with
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A reader change: the query selecting the main session ids whose stored rows the
-    reader before it wrote differently."""
+    """A reader change: the lookup of the main session ids whose stored rows the reader
+    before it wrote differently."""
 
-    sessions: str
-    args: tuple[str, ...] = ()
+    sessions: Callable[[sqlite3.Connection], list[str]]
 
 
 REREADS: tuple[Change, ...] = (
@@ -41,15 +42,7 @@ REREADS: tuple[Change, ...] = (
     # _unflagged_harness), and such a file joins the Builder it continues. Before, the
     # summary was stored as the session's first message, a plain user one.
     Change(
-        "SELECT s.id FROM sessions s JOIN messages m ON m.id ="
-        # its first message: one seek of messages_placing (a session's messages are all in
-        # its Builder, or all unplaced before it was ever grouped)
-        " (SELECT h.id FROM messages h WHERE h.session_id = s.id AND h.builder_id IS s.builder_id"
-        " ORDER BY h.seq LIMIT 1)"
-        " WHERE s.tool = 'claude' AND s.kind = 'main' AND s.version LIKE '1.%'"
-        " AND m.role = 'user' AND m.meta = 0"
-        " AND (substr(m.text, 1, length(?1)) = ?1 OR substr(m.text, 1, length(?2)) = ?2)",
-        (COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT),
+        lambda c: mains_opening_with(c, "claude", "1.", (COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT))
     ),
 )
 READER_VERSION = len(REREADS)
@@ -66,8 +59,8 @@ class _Loses(Exception):
 
 
 def _done(c: sqlite3.Connection) -> int:
-    row = c.execute("SELECT value FROM meta WHERE key='reader_version'").fetchone()
-    return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+    value = meta.get(c, "reader_version")
+    return int(value) if value is not None and value.isdigit() else 0
 
 
 def reread(store: Store) -> Reread:
@@ -82,41 +75,33 @@ def reread(store: Store) -> Reread:
         done = _done(c)  # again, under the lock: another process may have just done it
         if done >= READER_VERSION:
             return out
-        todo = sorted({r[0] for ch in REREADS[done:] for r in c.execute(ch.sessions, ch.args)})
+        todo = sorted({sid for ch in REREADS[done:] for sid in ch.sessions(c)})
         for sid in todo:
-            c.execute("SAVEPOINT reread")
-            try:
-                before = stored_keys(c, sid)
-                rederive_in(c, sid)
-                if lost := len(before - stored_keys(c, sid)):
-                    # a change that drops stored messages is the doctor's, shown first
-                    raise _Loses(f"re-reading it would drop {lost} stored message(s)")
-                out.rederived.append(sid)
-            except sqlite3.Error:
-                raise  # the store itself failed: nothing is recorded, the next open tries again
-            except Exception as e:  # this session's archive: the others still go ahead
-                c.execute("ROLLBACK TO reread")
-                out.failed.append(
-                    (sid, str(e) if isinstance(e, _Loses) else f"{type(e).__name__}: {e}")
-                )
-                c.execute(
-                    "INSERT INTO capture_log(at, level, session_id, reason, code, detail)"
-                    " VALUES (?, 'warning', ?, ?, ?, ?)",
-                    (
-                        now_iso(),
-                        sid,
+            with savepoint(c, "reread") as rollback:
+                try:
+                    before = stored_keys(c, sid)
+                    rederive_in(c, sid)
+                    if lost := len(before - stored_keys(c, sid)):
+                        # a change that drops stored messages is the doctor's, shown first
+                        raise _Loses(f"re-reading it would drop {lost} stored message(s)")
+                    out.rederived.append(sid)
+                except sqlite3.Error:
+                    raise  # the store failed: nothing is recorded, the next open tries again
+                except Exception as e:  # this session's archive: the others still go ahead
+                    rollback()
+                    out.failed.append(
+                        (sid, str(e) if isinstance(e, _Loses) else f"{type(e).__name__}: {e}")
+                    )
+                    log_in(
+                        c,
+                        "warning",
                         "not re-read from the raw archive after a reader change; it is shown"
                         " as stored",
-                        type(e).__name__,
-                        str(e),
-                    ),
-                )
-            finally:
-                c.execute("RELEASE reread")
+                        session_id=sid,
+                        code=type(e).__name__,
+                        detail=str(e),
+                    )
         if out.rederived:
             refresh_in(c, full=True)  # regrouped in the same transaction: never seen half-done
-        c.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('reader_version', ?)",
-            (str(READER_VERSION),),
-        )
+        meta.put(c, "reader_version", str(READER_VERSION))
     return out

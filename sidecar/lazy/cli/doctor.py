@@ -37,6 +37,7 @@ from lazy.index.indexer import SearchIndex
 from lazy.memories.harness import import_memory, plan_memory
 from lazy.model import ImportReport
 from lazy.store import Store, StoreError, lazy_home
+from lazy.store.queries import deleted_paths
 
 STYLES = {"ok": "bold green", "warn": "bold yellow", "fail": "bold red"}
 SUMMARY_WIDTH = 60  # characters of a summary shown in a listing
@@ -317,15 +318,7 @@ def _print_housekeeping(found: list[housekeeping.Housekeeping]) -> None:
 def _on_disk_note(store: Store, deleted: list[str]) -> None:
     if not deleted:
         return
-    marks = ",".join("?" * len(deleted))
-    paths = [
-        r[0]
-        for r in store.conn.execute(
-            f"SELECT path FROM source_files WHERE session_id IN ({marks}) AND status='deleted'",
-            deleted,
-        )
-    ]
-    on_disk = [p for p in paths if Path(p).exists()]
+    on_disk = [p for p in deleted_paths(store.conn, deleted) if Path(p).exists()]
     if on_disk:
         out.print(
             f"{len(on_disk)} of their session files are still on disk, with no marker:"

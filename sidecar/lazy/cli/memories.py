@@ -8,6 +8,7 @@ from rich.table import Table
 from lazy.cli.common import emit_json, facts_table, json_option, open_store, out, shown, when
 from lazy.memories.tree import TreeError, parse_path, split
 from lazy.store.memories import children, get_memory
+from lazy.store.queries import memory_times
 from lazy.view.reading import memory as shown_memory
 
 
@@ -61,12 +62,7 @@ def ls(path: str, as_json: bool) -> None:
         items = children(store.conn, node)
         times = {}
         if any(i.kind == "memory" for i in items):
-            times = {
-                r[0]: r[1]
-                for r in store.conn.execute(
-                    "SELECT name, temporal FROM memories WHERE tree=?", (node,)
-                )
-            }
+            times = memory_times(store.conn, node)
     if as_json:
         emit_json({"path": node, "children": [i.model_dump(mode="json") for i in items]})
         return

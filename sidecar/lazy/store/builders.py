@@ -7,15 +7,16 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lazy.store import meta
+
 
 def join_version(c: sqlite3.Connection) -> str | None:
     """The joining rules' version the stored Builders were last grouped by."""
-    r = c.execute("SELECT value FROM meta WHERE key='join_version'").fetchone()
-    return None if r is None else str(r[0])
+    return meta.get(c, "join_version")
 
 
 def set_join_version(c: sqlite3.Connection, version: str) -> None:
-    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('join_version', ?)", (version,))
+    meta.put(c, "join_version", version)
 
 
 def pending(c: sqlite3.Connection, version: int) -> bool:

@@ -8,7 +8,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -515,3 +515,36 @@ class Bulk:
         conn = self.store.conn
         if conn.in_transaction and time.monotonic() - self.started >= self.seconds:
             self.commit()
+
+
+def log_in(
+    c: sqlite3.Connection,
+    level: str,
+    reason: str,
+    *,
+    session_id: str | None = None,
+    code: str | None = None,
+    detail: str | None = None,
+) -> None:
+    """A capture log row written in the caller's transaction (with what it records: it is
+    rolled back with it)."""
+    c.execute(
+        "INSERT INTO capture_log(at, level, session_id, reason, code, detail)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (now_iso(), level, session_id, reason, code, detail),
+    )
+
+
+@contextmanager
+def savepoint(c: sqlite3.Connection, name: str) -> Iterator[Callable[[], None]]:
+    """A savepoint in the caller's transaction, released at the end of the block; the block
+    gets the function that rolls back to it."""
+
+    def rollback() -> None:
+        c.execute(f"ROLLBACK TO {name}")
+
+    c.execute(f"SAVEPOINT {name}")
+    try:
+        yield rollback
+    finally:
+        c.execute(f"RELEASE {name}")

@@ -304,3 +304,22 @@ def stored_keys(c: sqlite3.Connection, session_id: str) -> set[tuple[str, str]]:
             (session_id, session_id),
         )
     }
+
+
+def last_id(conn: sqlite3.Connection) -> int:
+    """The id of the newest message stored (0 for none): ids only grow."""
+    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0])
+
+
+def builders_grown_since(conn: sqlite3.Connection, after: int) -> list[tuple[str, int]]:
+    """(Builder, its newest message id) for each Builder with a message newer than ``after``."""
+    # "+builder_id": by the id range, not by walking the whole builder_id index (at a
+    # million messages that scan took half a second and filled the page cache)
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT builder_id, MAX(id) FROM messages WHERE id > ? AND +builder_id IS NOT NULL"
+            " GROUP BY +builder_id",
+            (after,),
+        )
+    ]

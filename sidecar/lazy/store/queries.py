@@ -275,3 +275,26 @@ def message_page(
         (key, start, start + count - 1),
     ).fetchall()
     return _views(rows)
+
+
+# ---- for the CLI (lazy.cli.doctor, lazy.cli.memories) ---------------------------------------
+
+
+def deleted_paths(conn: sqlite3.Connection, session_ids: list[str]) -> list[str]:
+    """The files of these sessions that `lazy doctor` deleted from the store."""
+    marks = ",".join("?" * len(session_ids))
+    return [
+        r[0]
+        for r in conn.execute(
+            f"SELECT path FROM source_files WHERE session_id IN ({marks}) AND status='deleted'",
+            session_ids,
+        )
+    ]
+
+
+def memory_times(conn: sqlite3.Connection, node: str) -> dict[str, str | None]:
+    """When each memory right under a tree node holds (its temporal), by name."""
+    return {
+        r[0]: r[1]
+        for r in conn.execute("SELECT name, temporal FROM memories WHERE tree=?", (node,))
+    }

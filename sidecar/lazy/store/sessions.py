@@ -318,3 +318,51 @@ def _summary_holders(
             (o.id, first[1]),
         ).fetchone()
     )
+
+
+def has_conversation(conn: sqlite3.Connection, session_id: str) -> bool:
+    """The store holds this main session with something said in it (not an empty shell)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM sessions WHERE id=? AND kind='main' AND message_count>0",
+            (session_id,),
+        ).fetchone()
+        is not None
+    )
+
+
+def builders_of(conn: sqlite3.Connection, session_ids: set[str]) -> set[str]:
+    """The Builders these sessions belong to."""
+    marks = ",".join("?" * len(session_ids))
+    return {
+        r[0]
+        for r in conn.execute(
+            f"SELECT DISTINCT builder_id FROM sessions WHERE id IN ({marks})"
+            " AND builder_id IS NOT NULL",
+            sorted(session_ids),
+        )
+    }
+
+
+def mains_opening_with(
+    c: sqlite3.Connection, agent: str, version: str, openings: tuple[str, ...]
+) -> list[str]:
+    """The agent's main sessions written by a release whose version starts with
+    ``version``, whose first message is a user one (not harness text) opening with one of
+    ``openings``: an indexed lookup per candidate session, never a scan of every message."""
+    opens = " OR ".join(
+        f"substr(m.text, 1, length(?{i})) = ?{i}" for i in range(3, 3 + len(openings))
+    )
+    return [
+        r[0]
+        for r in c.execute(
+            "SELECT s.id FROM sessions s JOIN messages m ON m.id ="
+            # its first message: one seek of messages_placing (a session's messages are all
+            # in its Builder, or all unplaced before it was ever grouped)
+            " (SELECT h.id FROM messages h WHERE h.session_id = s.id"
+            " AND h.builder_id IS s.builder_id ORDER BY h.seq LIMIT 1)"
+            " WHERE s.tool = ?1 AND s.kind = 'main' AND s.version LIKE ?2 || '%'"
+            f" AND m.role = 'user' AND m.meta = 0 AND ({opens})",
+            (agent, version, *openings),
+        )
+    ]

@@ -181,3 +181,79 @@ def generations(c: sqlite3.Connection, fid: int) -> list[int]:
             (fid,),
         )
     ]
+
+
+def known(conn: sqlite3.Connection, spath: str) -> bool:
+    """The store has a row for this file (read, refused, a one-shot, or deleted)."""
+    return conn.execute("SELECT 1 FROM source_files WHERE path=?", (spath,)).fetchone() is not None
+
+
+def deleted(conn: sqlite3.Connection, session_id: str) -> bool:
+    """`lazy doctor` deleted this session's conversation (any copy of it) on request."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM source_files WHERE session_id=? AND agent_id IS NULL"
+            " AND status='deleted' LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        is not None
+    )
+
+
+def upsert_records(
+    c: sqlite3.Connection,
+    key: str,
+    session_id: str,
+    subagent_id: str | None,
+    records: int,
+    mtime: int,
+    stamp: str,
+) -> int:
+    """A record store's session (OpenCode), read whole: ``records`` of them, at ``stamp``;
+    returns its row's id."""
+    c.execute(
+        "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, stamp,"
+        " read_offset, lines_read, updated_at) VALUES (?, 'opencode', ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
+        " stamp=excluded.stamp, read_offset=excluded.read_offset,"
+        " lines_read=excluded.lines_read, updated_at=excluded.updated_at",
+        (key, session_id, subagent_id, records, mtime, stamp, records, records, now_iso()),
+    )
+    return file_id(c, key)
+
+
+def record_hashes(c: sqlite3.Connection, fid: int) -> set[tuple[str, bytes]]:
+    """(record id, hash) of every record version archived for the file."""
+    return {
+        (r[0], r[1])
+        for r in c.execute("SELECT record_id, hash FROM raw_records WHERE file_id=?", (fid,))
+    }
+
+
+def archive_records(
+    c: sqlite3.Connection, rows: list[tuple[int, str, str, bytes, str, bytes, str]]
+) -> None:
+    """Record versions kept verbatim: (file id, record id, kind, hash, origin, compressed
+    data, seen at) each."""
+    c.executemany(
+        "INSERT OR IGNORE INTO raw_records(file_id, record_id, kind, hash, origin, data, seen_at)"
+        " VALUES (?,?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def newest_records(c: sqlite3.Connection, fid: int) -> list[tuple[str, str, str, bytes]]:
+    """(kind, record id, origin, compressed data) of the newest archived version of each of
+    the file's records."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for r in c.execute(
+            "SELECT kind, record_id, origin, data FROM raw_records WHERE id IN"
+            " (SELECT MAX(id) FROM raw_records WHERE file_id=? GROUP BY record_id)",
+            (fid,),
+        )
+    ]
+
+
+def session_of(c: sqlite3.Connection, fid: int) -> str:
+    return str(c.execute("SELECT session_id FROM source_files WHERE id=?", (fid,)).fetchone()[0])

@@ -4,11 +4,11 @@ later batch merges into what is stored, and the rows joining reads back."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lazy.records import SessionFacts
-from lazy.store.db import fetch_row
 
 # How a later batch's value merges into the stored one (``{c}`` is the column):
 _KEEP = "COALESCE(sessions.{c}, excluded.{c})"  # the first value learnt stays
@@ -67,23 +67,25 @@ _UPSERT = (
     f"INSERT INTO sessions({', '.join(_COLUMNS)}) VALUES ({','.join('?' * len(_COLUMNS))})"
     " ON CONFLICT(id) DO UPDATE SET " + ", ".join(f"{c}={m.format(c=c)}" for c, m in _MERGES)
 )
-_FACT_LIST = ", ".join(f.column for f in FACTS)
+_FACT_LIST = ", ".join(f.column for f in FACTS)  # selected in this order, read by facts_of
+_FIELDS = [f.field for f in FACTS]
+_FLAGS = [f.field for f in FACTS if f.flag]
 
 
-def facts_of(row: sqlite3.Row) -> SessionFacts:
-    """A sessions row's facts columns, by name, as the reader's facts."""
-    facts = SessionFacts()
-    for f in FACTS:
-        v = row[f.column]
-        setattr(facts, f.field, bool(v) if f.flag else v)
-    return facts
+def facts_of(values: Sequence[Any]) -> SessionFacts:
+    """The values of the columns of :data:`_FACT_LIST`, in its order, as the reader's facts
+    (a regroup reads every main session's: a loop of lookups by name would cost it)."""
+    kw: dict[str, Any] = dict(zip(_FIELDS, values, strict=True))
+    for name in _FLAGS:
+        kw[name] = bool(kw[name])
+    return SessionFacts(**kw)
 
 
 def load_facts(conn: sqlite3.Connection) -> Callable[[str], SessionFacts | None]:
     """What earlier captures stored of a session's facts, for a reader to carry on from."""
 
     def load(key: str) -> SessionFacts | None:
-        r = fetch_row(conn, f"SELECT {_FACT_LIST} FROM sessions WHERE id = ?", (key,))
+        r = conn.execute(f"SELECT {_FACT_LIST} FROM sessions WHERE id = ?", (key,)).fetchone()
         return None if r is None else facts_of(r)
 
     return load
@@ -232,19 +234,17 @@ class SessionNode:
 def nodes(c: sqlite3.Connection, is_summary: Callable[[str], bool]) -> list[SessionNode]:
     """Every main session that joining places (one-shots aside), with what the store says
     around the Claude Code ones. ``is_summary`` tells a compaction summary's words."""
-    cur = c.cursor()
-    cur.row_factory = sqlite3.Row
     out = [
         SessionNode(
-            id=r["id"],
-            agent=r["tool"],
-            facts=facts_of(r),
-            project=r["project"],
-            builder_id=r["builder_id"],
-            dirty=r["dirty"],
-            message_count=r["message_count"],
+            id=sid,
+            agent=agent,
+            facts=facts_of(facts),
+            project=project,
+            builder_id=builder_id,
+            dirty=dirty,
+            message_count=message_count,
         )
-        for r in cur.execute(
+        for sid, agent, project, builder_id, dirty, message_count, *facts in c.execute(
             f"SELECT id, tool, project, builder_id, dirty, message_count, {_FACT_LIST}"
             " FROM sessions WHERE kind='main' AND oneshot=0"
         )

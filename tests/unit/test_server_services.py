@@ -42,6 +42,15 @@ def test_the_features_are_the_domain_modules_each_registered_once() -> None:
     assert all(f.__name__ == "register" for f in FEATURES)
 
 
+def test_the_composed_server_answers_every_request_of_the_protocol(tmp_path: Path) -> None:
+    from lazy.server.app import create_server
+
+    ls = create_server(tmp_path / "lazy")
+    requests = {m.name for m in protocol.METHODS if m.kind == "request"}
+    assert requests <= set(ls.protocol.fm.features)
+    assert not (tmp_path / "lazy").exists()  # composing opens nothing
+
+
 def _imports(path: Path) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):

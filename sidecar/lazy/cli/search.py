@@ -19,8 +19,8 @@ from lazy.cli.common import (
     when,
 )
 from lazy.index.indexer import IndexUnreadable, SearchIndex
-from lazy.index.query import HELP, QueryError, scoped
-from lazy.index.search import search
+from lazy.index.query import HELP, QueryError
+from lazy.index.search import search_scoped
 from lazy.model import SearchResults
 from lazy.store import Store
 
@@ -40,17 +40,15 @@ def searchable(store: Store) -> SearchIndex:
 
 
 def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> None:
-    typed = query
-    query = scoped(query, None if all_projects else [current_project()])
+    projects = None if all_projects else [current_project()]
     with open_store() as store:
         ix = searchable(store)
         try:
-            results = search(ix, store.conn, query, limit=limit)
+            results = search_scoped(ix, store.conn, query, projects, limit=limit)
         except QueryError as e:
             raise click.UsageError(str(e)) from e
         except IndexUnreadable as e:
             raise click.ClickException(str(e)) from e
-    results.query = typed  # as the user wrote it; the project scope is said apart
     if as_json:
         emit_json(results)
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,3 +76,12 @@ def unavailable(home: Path, e: Exception) -> Context:
     loses every conversation whose source file is gone)."""
     err = e if isinstance(e, StoreError) else explain(e, home / "store.db")
     return Context(home, None, problem=str(err), fix=err.fix, error=err)
+
+
+def context_of(home: Path, store: Callable[[], Store]) -> Context:
+    """The checks' context over a store a long-running process keeps open (``store()``
+    gives this thread's connection); a failure to open it is the store check's to say."""
+    try:
+        return Context(home, store())
+    except (StoreError, RuntimeError, sqlite3.Error) as e:
+        return unavailable(home, e)

@@ -17,7 +17,7 @@ import tantivy
 from lazy.index.documents import MEMORY_FROM, TASK_BASE, texts_of
 from lazy.index.indexer import IndexUnreadable, SearchIndex, tantivy_failed
 from lazy.index.query import compile as compile_query
-from lazy.index.query import parse
+from lazy.index.query import parse, scoped
 from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
 from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.store.queries import short_id
@@ -258,3 +258,13 @@ def _task_hit(row: Any, score: float, marks: Marks | None, redact: Redact) -> Se
         kind="task",
         task_code=code,
     )
+
+
+def search_scoped(
+    ix: SearchIndex, conn: sqlite3.Connection, query: str, projects: list[str] | None, *, limit: int
+) -> SearchResults:
+    """``query`` searched within ``projects`` (None or none: every project, unless the
+    query names its own); the results carry the query as typed, the scope said apart."""
+    results = search(ix, conn, scoped(query, projects), limit=limit)
+    results.query = query
+    return results

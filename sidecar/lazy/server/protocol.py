@@ -9,14 +9,17 @@ types from ``METHODS``. Fields travel as they are named here (snake_case), as in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lazy import agents
 from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults, Task
 
+# The agents, written out for the JSON Schema (a static Literal); a unit test holds it equal
+# to lazy.agents.TOOLS, the one list of agents, from which the default below is taken.
 Tool = Literal["claude", "codex", "opencode"]
-TOOLS: tuple[Tool, ...] = ("claude", "codex", "opencode")
+TOOLS = cast("tuple[Tool, ...]", tuple(agents.TOOLS))
 
 
 class Params(BaseModel):

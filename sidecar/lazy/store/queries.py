@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
 import orjson
 
@@ -298,3 +300,64 @@ def memory_times(conn: sqlite3.Connection, node: str) -> dict[str, str | None]:
         r[0]: r[1]
         for r in conn.execute("SELECT name, temporal FROM memories WHERE tree=?", (node,))
     }
+
+
+# ---- sidecar: the queries behind the sidecar's features (server/features/), for any surface
+
+
+@dataclass(frozen=True)
+class BuilderSource:
+    """A file an agent wrote one of a Builder's sessions to, as capture last read it."""
+
+    path: str  # the file on disk (an OpenCode database holds many sessions)
+    agent: str
+    session_id: str
+    subagent_id: str | None  # a subagent's own file
+    size: int  # bytes when last captured
+    exists: bool  # still there: agents delete old sessions, lazy keeps its copy
+
+
+def _source_path(agent: str, key: str) -> str:
+    # an OpenCode database's sessions are stored as "<db>#<session>"
+    return key.rsplit("#", 1)[0] if agent == "opencode" and "#" in key else key
+
+
+def builder_sources(conn: sqlite3.Connection, bid: str) -> list[BuilderSource]:
+    """The files a Builder's sessions were captured from (main sessions' first, then
+    subagents', each by path) and whether each is still on disk."""
+    out = []
+    for key, agent, sid, subagent_id, size in source_files(conn, bid):
+        path = _source_path(agent, key)
+        out.append(BuilderSource(path, agent, sid, subagent_id, size, Path(path).is_file()))
+    return out
+
+
+def own_line(
+    conn: sqlite3.Connection, ident: str, session: str | None = None
+) -> tuple[str, int] | None:
+    """The Builder's id and message count when ``session`` (None: the Builder) is one of its
+    own sessions, what a task is promoted from, not a subagent's; None for no one Builder."""
+    try:
+        info = builder_info(conn, resolve_builder(conn, ident))
+    except (NotFound, Ambiguous):
+        return None
+    if session is not None and session not in info.session_ids:
+        return None
+    return info.id, info.message_count
+
+
+def builder_projects(conn: sqlite3.Connection) -> dict[str, str | None]:
+    """Each Builder's project, by id."""
+    return {str(bid): project for bid, project in conn.execute("SELECT id, project FROM builders")}
+
+
+def builders_of_sessions(conn: sqlite3.Connection, session_ids: list[str]) -> set[str]:
+    """The Builders these sessions belong to."""
+    if not session_ids:
+        return set()
+    marks = ",".join("?" * len(session_ids))
+    rows = conn.execute(
+        f"SELECT DISTINCT builder_id FROM sessions WHERE id IN ({marks}) AND builder_id IS NOT NULL",
+        session_ids,
+    )
+    return {r[0] for r in rows}

@@ -182,3 +182,26 @@ def create(
         )
         insert_task(c, task)
     return task
+
+
+def promote(
+    store: Store,
+    bid: str,
+    first: int,
+    last: int,
+    *,
+    goal: str | None = None,
+    code: str | None = None,
+    parent: str | None = None,
+    prompt: str | None = None,
+) -> tuple[Task, list[Task]]:
+    """Promote messages ``first``..``last`` of the Builder ``bid`` without asking: each of
+    goal, code and prompt left out or blank falls back to its default, as `lazy
+    conversations promote --yes` does. The task and the earlier tasks it overlaps;
+    AlreadyPromoted, or PromoteError naming what was refused."""
+    plan = check_range(store.conn, bid, first, last)
+    goal = (goal or "").strip() or default_goal(plan.messages)
+    code = (code or "").strip() or default_code(store.conn, goal)
+    prompt = prompt if prompt and prompt.strip() else seed(plan.messages)
+    task = create(store, plan, goal=goal, code=code, parent=parent, prompt=prompt)
+    return task, plan.overlaps

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lazy.model import BuilderInfo, MemoryView, MessageView, Task, Transcript
@@ -110,3 +111,42 @@ def builders_page(
         conn, under=under, tools=tools, text=text, after=after, limit=limit, shown=r
     )
     return [info(b, r) for b in page]
+
+
+@dataclass(frozen=True)
+class TranscriptPage:
+    """A page of a Builder's own line of messages, or of one of its subagents' sessions."""
+
+    builder: BuilderInfo
+    session_id: str | None  # the subagent's session; None: the Builder's own line
+    messages: list[MessageView]
+    total: int  # messages in this line
+    next_start: int | None  # the number after this page; None at the end
+
+
+def transcript_page(
+    conn: sqlite3.Connection,
+    ident: str,
+    session_id: str | None,
+    start: int,
+    count: int,
+    *,
+    home: Path | None = None,
+) -> TranscriptPage:
+    """Messages ``start``.. (``count`` of them) of the Builder ``ident`` names; of
+    ``session_id``'s line when that is one of its subagents' (one of its own sessions is
+    its own line). NotFound for a session that is not the Builder's."""
+    info = builder_info(conn, queries.resolve_builder(conn, ident), home=home)
+    if session_id is not None and session_id not in {s.session_id for s in info.sidechains} | set(
+        info.session_ids
+    ):
+        raise queries.NotFound(f"{session_id} in {info.id}")
+    side = session_id if session_id not in (None, *info.session_ids) else None
+    total = (
+        info.message_count
+        if side is None
+        else next(s.message_count for s in info.sidechains if s.session_id == side)
+    )
+    messages = message_page(conn, info.id, side, start, count, home=home)
+    end = start + count
+    return TranscriptPage(info, side, messages, total, end if end <= total else None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from lazy.server.app import Sidecar
 from lazy.server.protocol import (
     ALREADY_PROMOTED,
     TasksListParams,
@@ -14,25 +13,10 @@ from lazy.server.protocol import (
     TasksPromoteResult,
 )
 from lazy.server.rpc import request
+from lazy.server.sidecar import Sidecar
 from lazy.store.queries import resolve_builder
-from lazy.tasks.promote import (
-    AlreadyPromoted,
-    PromoteError,
-    check_range,
-    create,
-    default_code,
-    default_goal,
-    seed,
-)
-from lazy.tasks.store import list_tasks
-from lazy.view.reading import task as shown
-from lazy.view.redaction import redactor
-
-
-def _under(project: str | None, folders: list[str]) -> bool:
-    if project is None:
-        return False
-    return any(project == f or project.startswith(f.rstrip("/") + "/") for f in folders)
+from lazy.tasks.listing import tasks_of_builder, tasks_under
+from lazy.tasks.promote import AlreadyPromoted, PromoteError, promote
 
 
 def register(ls: Sidecar) -> None:
@@ -41,11 +25,10 @@ def register(ls: Sidecar) -> None:
         store = ls.store()
         bid = resolve_builder(store.conn, p.builder_id)
         try:
-            plan = check_range(store.conn, bid, p.from_message, p.to_message)
-            goal = (p.goal or "").strip() or default_goal(plan.messages)
-            code = (p.code or "").strip() or default_code(store.conn, goal)
-            prompt = p.prompt if p.prompt and p.prompt.strip() else seed(plan.messages)
-            task = create(store, plan, goal=goal, code=code, parent=p.parent, prompt=prompt)
+            task, overlapping = promote(
+                store, bid, p.from_message, p.to_message,
+                goal=p.goal, code=p.code, parent=p.parent, prompt=p.prompt,
+            )  # fmt: skip
         except AlreadyPromoted as e:
             t = e.task
             data = {"task": t.code, "builder_id": t.builder_id,
@@ -57,17 +40,14 @@ def register(ls: Sidecar) -> None:
                 e.message, data={"errors": [{"field": field, "message": e.message}]}
             ) from None
         ls.index_caught_up()
-        return TasksPromoteResult(task=task, overlapping=plan.overlaps)
+        return TasksPromoteResult(task=task, overlapping=overlapping)
 
     @request(ls, "tasks/list")
     def tasks_list(ls: Sidecar, p: TasksListParams) -> TasksListResult:
         conn = ls.store().conn
-        redact = redactor(ls.home)
         if p.builder_id is not None:
-            items = list_tasks(conn, builder_id=resolve_builder(conn, p.builder_id))
-            return TasksListResult(items=[shown(t, redact) for t in items])
-        items = list_tasks(conn)
-        if not p.all_projects:
-            projects = dict(conn.execute("SELECT id, project FROM builders").fetchall())
-            items = [t for t in items if _under(projects.get(t.builder_id), p.workspace_folders)]
-        return TasksListResult(items=[shown(t, redact) for t in items])
+            items = tasks_of_builder(conn, resolve_builder(conn, p.builder_id), home=ls.home)
+        else:
+            under = None if p.all_projects else p.workspace_folders
+            items = tasks_under(conn, under, home=ls.home)
+        return TasksListResult(items=items)

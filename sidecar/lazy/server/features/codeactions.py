@@ -15,9 +15,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from lsprotocol import types as lsp
 
-from lazy.server.app import Sidecar
 from lazy.server.protocol import PROMOTE_COMMAND, TasksPromoteParams
-from lazy.store.queries import Ambiguous, NotFound, builder_info, resolve_builder
+from lazy.server.sidecar import Sidecar
+from lazy.store.queries import own_line
 
 SCHEME = "lazy-transcript"
 _HEADER = re.compile(r"^── #(\d+) · .* ──$")
@@ -73,19 +73,6 @@ def promote_range(lines: Sequence[str], total: int, sel: lsp.Range) -> tuple[int
     return message_at(starts, sel.start.line), message_at(starts, end)
 
 
-def _own_line(ls: Sidecar, builder: str, session: str | None) -> tuple[str, int] | None:
-    """The Builder's id and message count when the document shows its own messages (what
-    a task is promoted from), not a subagent's."""
-    conn = ls.store().conn
-    try:
-        info = builder_info(conn, resolve_builder(conn, builder))
-    except (NotFound, Ambiguous):
-        return None
-    if session is not None and session not in info.session_ids:
-        return None
-    return info.id, info.message_count
-
-
 def title(first: int, last: int) -> str:
     if first == last:
         return f"Promote message {first} to task"
@@ -106,7 +93,8 @@ def register(ls: Sidecar) -> None:
             return None  # a cursor is not a choice of messages (and asks before any store read)
         uri = params.text_document.uri
         address = address_of(uri)
-        own = _own_line(ls, *address) if address else None
+        # the Builder's own messages are what a task is promoted from, not a subagent's
+        own = own_line(ls.store().conn, *address) if address else None
         if own is None:
             return None
         bid, total = own

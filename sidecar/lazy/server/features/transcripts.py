@@ -1,0 +1,23 @@
+"""transcripts/page: a range of messages, so a long Builder opens as fast as a short one."""
+
+from __future__ import annotations
+
+from lazy.server.protocol import TranscriptsPageParams, TranscriptsPageResult
+from lazy.server.rpc import request
+from lazy.server.sidecar import Sidecar
+from lazy.view.reading import transcript_page
+
+
+def register(ls: Sidecar) -> None:
+    @request(ls, "transcripts/page")
+    def transcripts_page(ls: Sidecar, p: TranscriptsPageParams) -> TranscriptsPageResult:
+        page = transcript_page(
+            ls.store().conn, p.builder_id, p.session_id, p.start, p.count, home=ls.home
+        )
+        return TranscriptsPageResult(
+            builder=page.builder,
+            session_id=page.session_id,
+            messages=page.messages,
+            total=page.total,
+            next_start=page.next_start,
+        )

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import re
 import sqlite3
 import sys
 import time
@@ -43,10 +42,8 @@ from typing import IO, Any
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import corpus  # bench/ is not a package: found through the path set above
-from corpus import (
+from bench import corpus
+from bench.corpus import (
     _COMMENTS,
     _PROMPTS,
     _SENTENCES,
@@ -61,6 +58,7 @@ from corpus import (
     format_size,
     parse_size,
 )
+from tests.fabricate import opencode
 
 __all__ = [
     "DDL",
@@ -774,10 +772,8 @@ def generate_codex(
 # --------------------------------------------------------------------------------------------------
 # OpenCode
 
-# OpenCode 1.18.33's tables lazy reads, verbatim from sqlite_master of a real opencode.db (kept
-# once, for the reader's tests and this generator).
-SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "opencode-1.18.33-schema.sql"
-DDL = [s.strip() for s in re.sub(r"(?m)^--.*$", "", SCHEMA.read_text()).split(";\n") if s.strip()]
+# OpenCode 1.18.33's tables lazy reads: the DDL the tests' OpenCode writer runs
+DDL = opencode.DDL
 
 OPENCODE_VERSION = "1.18.33"
 _PERMISSION = orjson.dumps(

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from harness import LAZY, child, integrity, numbering_gaps, scalar, unzstd
-from sessions import SessionWriter, dumps, make_session, session_id, session_path
 
+from fabricate.claude import SessionWriter, dumps, make_session, session_id, session_path
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
 from lazy.capture.pipeline import capture_file

@@ -18,9 +18,9 @@ import orjson
 import pytest
 from harness import LAZY, ro_connect, scalar
 
+from fabricate.claude import Session
 from lazy.capture import hook_entry
 from lazy.store import Store
-from support.claude_session import Session
 from support.search import IndexView, env_for, message_ids, run_lazy, write_sessions
 
 BOUND = 5.0  # seconds a hook may take on a broken store (it must not sit on a busy timeout)

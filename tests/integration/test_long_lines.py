@@ -20,7 +20,7 @@ import orjson
 import pytest
 from harness import LAZY, ro_connect, unzstd
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.search import env_for
 
 LONG = 64 * 1024 * 1024  # bytes of payload (an 85 MB line): past MAX_LINE (32 MiB), a dump

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from support.agent_sessions import Call, Rollout, create_db, oc_conv, text, tool
-from support.claude_session import Session
+from fabricate.claude import Session
+from fabricate.codex import Call, Rollout
+from fabricate.opencode import create_db, oc_conv, text, tool
 from support.search import LAZY, env_for
 
 # Each attack of a planted text, as a terminal would obey it.

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import orjson
 
+from fabricate.claude import Session
 from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover
 from lazy.capture.pipeline import capture_file, rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
-from support.claude_session import Session
 
 
 def import_all(store: Store, root: Path) -> dict[str, BuilderInfo]:

@@ -25,7 +25,7 @@ Deterministic for a seed. ``messages`` in the stats is what lazy should store: o
 lazy keys (Codex: each response_item message, reasoning, call and call output, the event copies
 folded in; OpenCode: each message row).
 
-    python bench/agents_corpus.py DEST --tool codex --size 200MB [--seed 0]
+    python -m bench.agents_corpus DEST --tool codex --size 200MB [--seed 0]
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ caveat line re-used across files with the same uuid, as in real data).
 Deterministic for a given seed. Fast: lines are built as dicts and serialised with orjson, bulk
 text is sliced out of filler blobs built once per process.
 
-    python bench/corpus.py DEST --size 200MB [--seed 0]
+    python -m bench.corpus DEST --size 200MB [--seed 0]
 """
 
 from __future__ import annotations

@@ -57,6 +57,11 @@ def percentile(values: Sequence[float], p: float) -> float:
     return s[k]
 
 
+def dir_size(path: Path) -> int:
+    """Bytes of every file under ``path``."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
 def jsonl_files(projects: Path) -> list[Path]:
     return sorted(projects.rglob("*.jsonl"))
 
@@ -188,6 +193,18 @@ def run_child(argv: list[str], env: dict[str, str], timeout: float) -> ChildRun:
         stdout=stdout,
         stderr_tail=stderr[-3000:],
     )
+
+
+def import_history(source: Path, env: dict[str, str], timeout: float) -> ChildRun:
+    """``lazy import-conversation --all --yes --all-projects --source <source> --json`` in a child
+    (Claude Code's projects dir): the import every store a benchmark measures starts from."""
+    argv = [*lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
+    return run_child([*argv, "--source", str(source), "--json"], env, timeout)
+
+
+def rebuild_index(env: dict[str, str], timeout: float, *args: str) -> ChildRun:
+    """``lazy index rebuild`` in a child."""
+    return run_child([*lazy_command(), "index", "rebuild", *args], env, timeout)
 
 
 def parse_json(text: str) -> Any:

@@ -1,7 +1,7 @@
 """Hook benchmark: the wall time of `lazy capture --hook`, as Claude Code's Stop hook runs it
 after every turn.
 
-    python bench/hook.py [--reps 30] [--small 10] [--large 10000] [--no-index] [--out bench/out]
+    python -m bench.hook [--reps 30] [--small 10] [--large 10000] [--no-index] [--out bench/out]
 
 Two Claude Code sessions, of ``--small`` and ``--large`` messages, are captured once (untimed)
 into a fresh store whose search index is built (``lazy index rebuild``; ``--no-index`` leaves

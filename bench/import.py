@@ -1,6 +1,6 @@
 """Import benchmark: figures for lazy's Claude Code import, with baselines side by side.
 
-    python bench/import.py [--size 1GB] [--out bench/out] [--reps 20] [--profile]
+    python -m bench.import [--size 1GB] [--out bench/out] [--reps 20] [--profile]
                            [--tools claude,codex,opencode]
 
 Measures, in one run (prints figures and ratios, asserts nothing):
@@ -38,7 +38,6 @@ from typing import Any
 
 from bench import agents_corpus, corpus, harness
 from bench.harness import (
-    OUT,
     console,
     drop_caches,
     ensure_rg,
@@ -162,19 +161,9 @@ def full_import(
             f"{info.stats.user_lines}[/yellow]"
         )
     env = isolated_env(base, home)
-    argv = [
-        *lazy_command(),
-        "import-conversation",
-        "--all",
-        "--yes",
-        "--all-projects",
-        "--source",
-        str(info.projects_dir),
-        "--json",
-    ]
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
     res.load_before = os.getloadavg()[0]
-    run = run_child(argv, env, timeout)
+    run = harness.import_history(info.projects_dir, env, timeout)
     res.seconds = run.seconds
     res.cpu_seconds = run.cpu_seconds
     res.mb_per_cpu_s = mb(nbytes) / run.cpu_seconds if run.cpu_seconds else 0.0
@@ -182,7 +171,7 @@ def full_import(
     res.peak_rss_bytes = run.maxrss_bytes
     res.tree_rss_peak_bytes = run.tree_rss_peak_bytes
     res.mb_per_s = mb(nbytes) / run.seconds if run.seconds else 0.0
-    res.store_bytes = sum(f.stat().st_size for f in home.rglob("*") if f.is_file())
+    res.store_bytes = harness.dir_size(home)
     if run.returncode != 0:
         res.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
         console.print(f"  [red]import failed[/red] ({res.error[:400]})")
@@ -216,8 +205,8 @@ def full_import(
     if res.messages is not None and run.seconds:
         res.messages_per_s = res.messages / run.seconds
     if memory:
-        res.memory = memory_import(
-            "claude", info.projects_dir, nbytes, base, label, timeout, expected=None
+        res.memory = tool_import(
+            "mem", "claude", info.projects_dir, nbytes, base, label, timeout, expected=None
         )
     if profile is not None and run.returncode == 0:
         profile_import(info.projects_dir, base / f"home-{label}-profile", profile, timeout)
@@ -287,7 +276,7 @@ def _timed(
     out.mb_per_s = mb(nbytes) / run.seconds if run.seconds else 0.0
     out.peak_rss_bytes = run.maxrss_bytes
     out.tree_rss_peak_bytes = run.tree_rss_peak_bytes
-    out.store_bytes = sum(f.stat().st_size for f in home.rglob("*") if f.is_file())
+    out.store_bytes = harness.dir_size(home)
     if run.returncode != 0:
         out.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
         console.print(f"  [red]{command} failed[/red] ({out.error[:400]})")
@@ -313,7 +302,8 @@ def count_messages(env: dict[str, str], tool: str, timeout: float) -> int | None
     )
 
 
-def conversations_import(
+def tool_import(
+    kind: str,
     tool: str,
     source: Path,
     nbytes: int,
@@ -322,42 +312,27 @@ def conversations_import(
     timeout: float,
     expected: int | None,
 ) -> ToolRun:
-    home = base / f"home-{tool}-{label}-conv"
+    """One timed import of ``tool``'s history into a fresh store: ``kind`` ``conv`` is ``lazy
+    import-conversation`` (items: the messages stored), ``mem`` the per-message memory import
+    ``lazy import <tool>`` (items: the memories inserted)."""
+    home = base / f"home-{tool}-{label}-{kind}"
     env = isolated_env(base, home)
-    argv = [*lazy_command(), "import-conversation", "--tool", tool, "--all", "--yes"]
-    argv += ["--all-projects", "--source", str(source), "--json"]
-    console.print(f"  lazy import-conversation --tool {tool} … (LAZY_HOME={home})")
-    run, _ = _timed(f"import-conversation --tool {tool}", argv, env, nbytes, home, timeout)
+    if kind == "conv":
+        command = f"import-conversation --tool {tool}"
+        args = ["--all", "--yes", "--all-projects", "--source", str(source), "--json"]
+    else:
+        command = f"import {tool}"
+        args = ["--source", str(source), "--include-temp-cwd", "--include-trivial", "--json"]
+    console.print(f"  lazy {command} … (LAZY_HOME={home})")
+    argv = [*lazy_command(), *command.split(), *args]
+    run, report = _timed(command, argv, env, nbytes, home, timeout)
     run.items_expected = expected
-    if run.returncode == 0:
+    if kind == "conv" and run.returncode == 0:
         run.items = count_messages(env, tool, timeout)
-        if run.items is not None and run.seconds:
-            run.items_per_s = run.items / run.seconds
-    shutil.rmtree(home, ignore_errors=True)
-    return run
-
-
-def memory_import(
-    tool: str,
-    source: Path,
-    nbytes: int,
-    base: Path,
-    label: str,
-    timeout: float,
-    expected: int | None,
-) -> ToolRun:
-    """``lazy import <tool>``: the per-message memory import, in a fresh store."""
-    home = base / f"home-{tool}-{label}-mem"
-    env = isolated_env(base, home)
-    argv = [*lazy_command(), "import", tool, "--source", str(source), "--include-temp-cwd"]
-    argv += ["--include-trivial", "--json"]
-    console.print(f"  lazy import {tool} … (LAZY_HOME={home})")
-    run, report = _timed(f"import {tool}", argv, env, nbytes, home, timeout)
-    run.items_expected = expected
-    if isinstance(report, dict) and isinstance(report.get("inserted"), int):
+    elif kind == "mem" and isinstance(report, dict) and isinstance(report.get("inserted"), int):
         run.items = report["inserted"]
-        if run.seconds:
-            run.items_per_s = run.items / run.seconds
+    if run.items is not None and run.seconds:
+        run.items_per_s = run.items / run.seconds
     shutil.rmtree(home, ignore_errors=True)
     return run
 
@@ -387,12 +362,12 @@ def agent_import(
         bytes_definition=what,
         corpus=info.to_dict(),
         gen_seconds=info.seconds,
-        conversations=conversations_import(
-            tool, info.source, nbytes, base, "full", timeout, info.stats.messages
+        conversations=tool_import(
+            "conv", tool, info.source, nbytes, base, "full", timeout, info.stats.messages
         ),
     )
-    res.memories = memory_import(
-        tool, info.source, nbytes, base, "full", timeout, info.stats.memories
+    res.memories = tool_import(
+        "mem", tool, info.source, nbytes, base, "full", timeout, info.stats.memories
     )
     for run, what in ((res.conversations, "messages"), (res.memories, "memories")):
         if run.items is not None and run.items != run.items_expected:
@@ -759,8 +734,6 @@ def main(argv: list[str] | None = None) -> int:
         default=0.25,
         help="second, smaller corpus for the memory comparison (default 0.25; 0 = skip)",
     )
-    ap.add_argument("--out", type=Path, default=OUT, help="where import.json goes")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--largest-session",
         default="40MB",
@@ -773,9 +746,6 @@ def main(argv: list[str] | None = None) -> int:
         default="1MB,500MB",
         help="session sizes for the appended-turn figure (default 1MB,500MB)",
     )
-    ap.add_argument("--workdir", default=None, help="parent of the temp dir (default: system tmp)")
-    ap.add_argument("--timeout", type=float, default=3600, help="per lazy run, seconds")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
     ap.add_argument("--skip-full", action="store_true", help="skip the full-import runs")
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
@@ -789,6 +759,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run the full import once under cProfile (not timed); keeps out/import.prof",
     )
+    harness.common_args(ap, "import")
     args = ap.parse_args(argv)
 
     size = corpus.parse_size(args.size)

@@ -1,6 +1,6 @@
 """The redaction benchmark: recall and false positives per rule over a planted corpus, and speed.
 
-    .venv/bin/python bench/redaction.py [--plants 40] [--size 20MB] [--out bench/out] [--no-import]
+    .venv/bin/python -m bench.redaction [--plants 40] [--size 20MB] [--out bench/out] [--no-import]
 
 * planted secrets: ``--plants`` fresh secrets of each rule's kind, each in several contexts
   (an env file, JSON, a shell command, YAML, prose, a JSON-escaped tool input); a plant is
@@ -523,15 +523,12 @@ def import_runs(projects: Path, base: Path, corpus_mb: float, timeout: float) ->
         home = base / f"home-{mode}"
         env = harness.isolated_env(base, home)
         env["LAZY_REDACT"] = "1" if mode == "on" else "0"
-        argv = [*harness.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-        child = harness.run_child([*argv, "--source", str(projects), "--json"], env, timeout)
+        child = harness.import_history(projects, env, timeout)
         if child.returncode != 0:
             run.error = f"import exit {child.returncode}: {child.stderr_tail.strip()[-300:]}"
         else:
             run.import_seconds, run.import_cpu = child.seconds, child.cpu_seconds
-            rebuild = harness.run_child(
-                [*harness.lazy_command(), "index", "rebuild", "--json"], env, timeout
-            )
+            rebuild = harness.rebuild_index(env, timeout, "--json")
             if rebuild.returncode == 0:
                 run.rebuild_seconds, run.rebuild_cpu = rebuild.seconds, rebuild.cpu_seconds
             else:

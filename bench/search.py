@@ -1,6 +1,6 @@
 """Search benchmark: lazy's index beside SQLite FTS5 and ripgrep, on generated histories.
 
-    python bench/search.py [--sizes 100k,1M] [--reps 200] [--rg-reps 5] [--out bench/out] [--keep]
+    python -m bench.search [--sizes 100k,1M] [--reps 200] [--rg-reps 5] [--out bench/out] [--keep]
 
 Per corpus size (stored messages; a message-dense corpus from bench/corpus.py, ``dense=True``,
 with words planted in known prompts so each query has a known answer):
@@ -189,10 +189,6 @@ class SizeRun:
     error: str | None = None
 
 
-def dir_size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
 def timed(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], Any]:
     """Run ``fn`` ``warmup`` times untimed, then ``reps`` times; milliseconds and the last result."""
     result = None
@@ -246,14 +242,14 @@ def lazy_searcher(home: Path) -> tuple[Callable[[str, int], int], Callable[[], N
 
 def lazy_build(run: SizeRun, base: Path, home: Path, timeout: float) -> Build:
     env = harness.isolated_env(base, home)
-    child = harness.run_child([*harness.lazy_command(), "index", "rebuild"], env, timeout)
+    child = harness.rebuild_index(env, timeout)
     b = Build(seconds=child.seconds, cpu_seconds=child.cpu_seconds)
     b.peak_rss_bytes = child.maxrss_bytes
     if child.returncode != 0:
         b.error = f"exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"
         return b
     index_dir = home / "index"
-    b.size_bytes = dir_size(index_dir) if index_dir.exists() else None
+    b.size_bytes = harness.dir_size(index_dir) if index_dir.exists() else None
     with contextlib.suppress(ImportError, Exception):
         import tantivy
 
@@ -406,10 +402,7 @@ def run_size(
 
     env = harness.isolated_env(base, home)
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
-    argv = [*harness.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-    child = harness.run_child(
-        [*argv, "--source", str(info.projects_dir), "--json"], env, args.timeout
-    )
+    child = harness.import_history(info.projects_dir, env, args.timeout)
     run.import_seconds = child.seconds
     if child.returncode != 0:
         run.import_error = f"exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"

@@ -1,12 +1,12 @@
 """Sidecar benchmark: ``lazy sidecar`` over stdio, as the VS Code extension drives it.
 
-    python bench/sidecar.py [--messages 1M] [--reps 200] [--out bench/out] [--workdir DIR] [--keep]
-    python bench/sidecar.py --reuse DIR   # measure again on a store kept by --keep
+    python -m bench.sidecar [--messages 1M] [--reps 200] [--out bench/out] [--workdir DIR] [--keep]
+    python -m bench.sidecar --reuse DIR   # measure again on a store kept by --keep
 
 On a generated store of ``--messages`` stored messages (bench/corpus.py's message-dense
 history, with bench/search.py's planted words, plus one Claude Code session of ``--long``
 messages written alongside it), imported by ``lazy import-conversation`` and indexed by
-``lazy index rebuild`` in children with an isolated environment (bench/import.py's helpers):
+``lazy index rebuild`` in children with an isolated environment (bench/harness.py):
 
 * startup: process spawn to the ``initialize`` response, and to the first ``builders/list``
   answer (cold), ``--startup-runs`` times with live capture off and with it on; p50;
@@ -324,7 +324,7 @@ class BenchClient(LanguageClient):
 
 
 def sidecar_env(base: Path, home: Path, claude_dir: Path) -> dict[str, str]:
-    """bench/import.py's isolated environment, with the corpus as ``$CLAUDE_CONFIG_DIR``
+    """bench/harness.py's isolated environment, with the corpus as ``$CLAUDE_CONFIG_DIR``
     (its ``projects`` dir is one of the Claude roots live capture watches by default)."""
     env: dict[str, str] = harness.isolated_env(base, home)
     env["CLAUDE_CONFIG_DIR"] = str(claude_dir)
@@ -626,10 +626,7 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
 
     env = sidecar_env(base, home, cdir)
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
-    argv = [*harness.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-    child = harness.run_child(
-        [*argv, "--source", str(info.projects_dir), "--json"], env, args.timeout
-    )
+    child = harness.import_history(info.projects_dir, env, args.timeout)
     run.import_seconds = child.seconds
     if child.returncode != 0:
         run.error = f"import failed: exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"
@@ -646,7 +643,7 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
     finally:
         conn.close()
     console.print(f"  lazy index rebuild ({run.messages:,} messages) …")
-    child = harness.run_child([*harness.lazy_command(), "index", "rebuild"], env, args.timeout)
+    child = harness.rebuild_index(env, args.timeout)
     run.index_seconds = child.seconds
     if child.returncode != 0:
         console.print(f"  [red]index rebuild failed[/red] {child.stderr_tail.strip()[-400:]}")

@@ -44,16 +44,29 @@ def iso(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
 
 
-def assistant_message(text: str, message_id: str | None = None) -> dict[str, Any]:
-    """The API message of a one-block text reply, as a 2.0.x assistant line holds it."""
+def assistant_message(
+    content: str | list[dict[str, Any]], message_id: str | None = None
+) -> dict[str, Any]:
+    """The API message a 2.0.x assistant line holds: a text reply, or the blocks given."""
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     return {
         "id": message_id or f"msg_{uuid.uuid4().hex[:20]}",
         "type": "message",
         "role": "assistant",
         "model": MODEL,
-        "content": [{"type": "text", "text": text}],
+        "content": blocks,
         "usage": {"input_tokens": 3, "output_tokens": 7},
     }
+
+
+def tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> dict[str, Any]:
+    """A ``tool_use`` content block."""
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def tool_result(tool_id: str, output: Any) -> dict[str, Any]:
+    """A ``tool_result`` content block answering ``tool_id``."""
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": output}
 
 
 class Session:
@@ -105,17 +118,29 @@ class Session:
         with open(self.path, "ab") as f:
             f.write(b"".join(orjson.dumps(o) + b"\n" for o in objs))
 
-    def user_line(self, text: str, **extra: Any) -> dict[str, Any]:
-        return self.line("user", message={"role": "user", "content": text}, **extra)
+    def user_line(self, content: str | list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        return self.line("user", message={"role": "user", "content": content}, **extra)
 
     def assistant_line(
-        self, text: str, *, message_id: str | None = None, request_id: str | None = None,
-        **extra: Any,
+        self, content: str | list[dict[str, Any]], *, message_id: str | None = None,
+        request_id: str | None = None, **extra: Any,
     ) -> dict[str, Any]:  # fmt: skip
         rid = request_id or f"req_{self.n}"
         return self.line(
-            "assistant", requestId=rid, message=assistant_message(text, message_id), **extra
+            "assistant", requestId=rid, message=assistant_message(content, message_id), **extra
         )
+
+    def tool_use_line(
+        self, name: str, tool_input: dict[str, Any], tool_id: str, *, text: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:  # fmt: skip
+        """An assistant line calling a tool (after ``text``, if given, in the same message)."""
+        blocks = [{"type": "text", "text": text}] if text is not None else []
+        return self.assistant_line([*blocks, tool_use(name, tool_input, tool_id)], **extra)
+
+    def tool_result_line(self, tool_id: str, output: Any, **extra: Any) -> dict[str, Any]:
+        """The user line carrying a tool's output back."""
+        return self.user_line([tool_result(tool_id, output)], **extra)
 
     def user(self, text: str, **extra: Any) -> None:
         self.write(self.user_line(text, **extra))

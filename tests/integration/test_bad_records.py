@@ -413,13 +413,7 @@ def test_the_hook_quarantines_and_captures_the_transcript_and_its_subagents(
             sub.path.write_bytes(spliced(sub.line("user", x=DEEP, **side), deep))
         sub.write(sub.line("user", message={"role": "user", "content": f"sub {n}"}, **side))
         subs.append(sub)
-    hook = {
-        "session_id": s.id,
-        "transcript_path": str(s.path),
-        "cwd": "/w/hooked",
-        "hook_event_name": "Stop",
-    }
-    p = world.lazy("capture", "--hook", stdin=json.dumps(hook).encode())
+    p = world.lazy("capture", "--hook", stdin=json.dumps(s.hook_input()).encode())
     assert p.stdout == ""
     texts = {
         r[0] for r in _query(world, "SELECT text FROM messages WHERE session_id LIKE ?", f"{s.id}%")

@@ -540,27 +540,9 @@ def test_subagents_and_tool_calls_are_read_as_text(store: Store, projects: Path)
     ses = Session(projects, "/w/askproj")
     ses.user("count the files")
     ses.write(
-        ses.line(
-            "assistant",
-            requestId="req_tool",
-            message={
-                "id": "msg_tool_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {"type": "text", "text": "Listing them."},
-                    {
-                        "type": "tool_use",
-                        "id": "toolu_1",
-                        "name": "Bash",
-                        "input": {"command": "ls"},
-                    },
-                ],
-                "usage": {"input_tokens": 3, "output_tokens": 7},
-            },
-        )
-    )
+        ses.tool_use_line("Bash", {"command": "ls"}, "toolu_1", text="Listing them.",
+                          message_id="msg_tool_1", request_id="req_tool")
+    )  # fmt: skip
     sub = subagent(ses, "a1b2c3", "look for the config", "found it in lazy.toml")
     capture_file(store, ses.path)
     capture_file(store, sub)

@@ -46,33 +46,10 @@ class World:
 
 def _tool_turn(s: Session, command: str, output: str) -> None:
     s.write(
-        s.line(
-            "assistant",
-            requestId="req_tool",
-            message={
-                "id": "msg_tool_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": "toolu_1",
-                        "name": "Bash",
-                        "input": {"command": command},
-                    }
-                ],
-                "usage": {"input_tokens": 3, "output_tokens": 7},
-            },
-        ),
-        s.line(
-            "user",
-            message={
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}],
-            },
-        ),
-    )
+        s.tool_use_line("Bash", {"command": command}, "toolu_1", message_id="msg_tool_1",
+                        request_id="req_tool"),
+        s.tool_result_line("toolu_1", output),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -175,29 +175,13 @@ def full_import(
     if run.returncode != 0:
         res.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
         console.print(f"  [red]import failed[/red] ({res.error[:400]})")
-    report = parse_json(run.stdout)
-    if isinstance(report, dict):
-        if isinstance(report.get("messages_added"), int):
-            res.messages_added_reported = report["messages_added"]
-        for key in ("imported", "skipped", "quarantined"):
-            v = report.get(key)
-            if isinstance(v, list):
-                setattr(res, key, len(v))
-            elif isinstance(v, int):
-                setattr(res, key, v)
+    read_report(res, parse_json(run.stdout))
     # message count as the store sees it
     conv = run_child([*lazy_command(), "conversations", "--all-projects", "--json"], env, timeout)
     res.conversations_seconds = conv.seconds
-    listing = parse_json(conv.stdout)
-    if isinstance(listing, dict) and isinstance(listing.get("builders"), list):
-        builders = listing["builders"]
-        res.builders = len(builders)
-        res.messages = sum(int(b.get("message_count") or 0) for b in builders) + sum(
-            int(sc.get("message_count") or 0)
-            for b in builders
-            for sc in (b.get("sidechains") or [])
-            if isinstance(sc, dict)
-        )
+    counted = listed_messages(parse_json(conv.stdout))
+    if counted is not None:
+        res.builders, res.messages = counted
         res.messages_source = "lazy conversations (builders + sidechains)"
     elif res.messages_added_reported is not None:
         res.messages = res.messages_added_reported
@@ -214,6 +198,34 @@ def full_import(
         shutil.rmtree(cdir, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
     return res
+
+
+def read_report(res: FullImport, report: Any) -> None:
+    """The counts of ``lazy import-conversation --json``'s report."""
+    if not isinstance(report, dict):
+        return
+    if isinstance(report.get("messages_added"), int):
+        res.messages_added_reported = report["messages_added"]
+    for key in ("imported", "skipped", "quarantined"):
+        v = report.get(key)
+        if isinstance(v, list):
+            setattr(res, key, len(v))
+        elif isinstance(v, int):
+            setattr(res, key, v)
+
+
+def listed_messages(listing: Any) -> tuple[int, int] | None:
+    """Builders and messages of a ``lazy conversations --json`` listing (the Builders' messages
+    and their sidechains'), or None if it is not one."""
+    if not isinstance(listing, dict) or not isinstance(listing.get("builders"), list):
+        return None
+    builders = listing["builders"]
+    return len(builders), sum(int(b.get("message_count") or 0) for b in builders) + sum(
+        int(sc.get("message_count") or 0)
+        for b in builders
+        for sc in (b.get("sidechains") or [])
+        if isinstance(sc, dict)
+    )
 
 
 def profile_import(projects: Path, home: Path, out: Path, timeout: float) -> None:
@@ -290,16 +302,8 @@ def count_messages(env: dict[str, str], tool: str, timeout: float) -> int | None
         env,
         timeout,
     )
-    listing = parse_json(conv.stdout)
-    if not isinstance(listing, dict) or not isinstance(listing.get("builders"), list):
-        return None
-    builders = listing["builders"]
-    return sum(int(b.get("message_count") or 0) for b in builders) + sum(
-        int(sc.get("message_count") or 0)
-        for b in builders
-        for sc in (b.get("sidechains") or [])
-        if isinstance(sc, dict)
-    )
+    counted = listed_messages(parse_json(conv.stdout))
+    return counted[1] if counted is not None else None
 
 
 def tool_import(
@@ -447,6 +451,22 @@ class Incremental:
     error: str | None = None
 
 
+# a session's first capture, in a child: argv[1] the store's home, argv[2] the session file
+FIRST_CAPTURE = (
+    "import sys, time, orjson\n"
+    "from pathlib import Path\n"
+    "from lazy.store import Store\n"
+    "from lazy.capture.pipeline import capture_file\n"
+    "store = Store.open(Path(sys.argv[1]))\n"
+    "t0 = time.perf_counter()\n"
+    "r = capture_file(store, Path(sys.argv[2]))\n"
+    "dt = time.perf_counter() - t0\n"
+    "store.close()\n"
+    "print(orjson.dumps({'seconds': dt, 'messages_added': r.messages_added,"
+    " 'status': r.status}).decode())\n"
+)
+
+
 def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incremental:
     res = Incremental(label=label, session_bytes=0, reps=reps)
     try:
@@ -469,21 +489,8 @@ def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incr
     res.session_bytes = path.stat().st_size
     try:
         # the first capture runs in a child, for its peak memory on one big file
-        code = (
-            "import sys, time, orjson\n"
-            "from pathlib import Path\n"
-            "from lazy.store import Store\n"
-            "from lazy.capture.pipeline import capture_file\n"
-            "store = Store.open(Path(sys.argv[1]))\n"
-            "t0 = time.perf_counter()\n"
-            "r = capture_file(store, Path(sys.argv[2]))\n"
-            "dt = time.perf_counter() - t0\n"
-            "store.close()\n"
-            "print(orjson.dumps({'seconds': dt, 'messages_added': r.messages_added,"
-            " 'status': r.status}).decode())\n"
-        )
         child = run_child(
-            [sys.executable, "-c", code, str(home), str(path)], dict(os.environ), 7200
+            [sys.executable, "-c", FIRST_CAPTURE, str(home), str(path)], dict(os.environ), 7200
         )
         first = parse_json(child.stdout)
         if child.returncode != 0 or not isinstance(first, dict):
@@ -725,7 +732,7 @@ def render_tools(rows_in: list[ToolImport]) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--size", default="1GB", help="full corpus size (default 1GB)")
     ap.add_argument(
@@ -760,8 +767,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also run the full import once under cProfile (not timed); keeps out/import.prof",
     )
     harness.common_args(ap, "import")
-    args = ap.parse_args(argv)
+    return ap
 
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
+    args = ap.parse_args(argv)
     size = corpus.parse_size(args.size)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = [t for t in tools if t not in TOOLS]
@@ -773,10 +784,6 @@ def main(argv: list[str] | None = None) -> int:
     rg = ensure_rg()
     if not rg:
         console.print("[yellow]ripgrep not found: the rg baseline is skipped[/yellow]")
-
-    fulls: list[FullImport] = []
-    incs: list[Incremental] = []
-    per_tool: list[ToolImport] = []
     with workdir(args.workdir, args.keep) as base:
         # the interpreter + lazy floor: listing an empty store
         floor = run_child(
@@ -785,46 +792,59 @@ def main(argv: list[str] | None = None) -> int:
             args.timeout,
         )
         env_info["floor_rss_bytes"] = floor.maxrss_bytes if floor.returncode == 0 else None
-        if not args.skip_full and "claude" in tools:
-            plan = []
-            if args.small_fraction > 0:
-                plan.append(("small", int(size * args.small_fraction)))
-            plan.append(("full", size))
-            for label, n in plan:
-                prof = args.out / "import.prof" if args.profile and label == "full" else None
-                fulls.append(
-                    full_import(
-                        label,
-                        n,
-                        args.seed,
-                        base,
-                        rg,
-                        args.timeout,
-                        args.keep,
-                        largest,
-                        prof,
-                        memory=label == "full",
-                    )
-                )
-                if fulls[-1].label == "full":
-                    per_tool.append(claude_row(fulls[-1]))
-        if not args.skip_full:
-            for tool in tools:
-                if tool != "claude":
-                    per_tool.append(
-                        agent_import(tool, size, args.seed, base, args.timeout, args.keep, largest)
-                    )
-            compare_to_claude(per_tool)
+        fulls, per_tool = full_imports(args, tools, size, largest, rg, base)
+        incs: list[Incremental] = []
         if not args.skip_incremental and "claude" in tools:
             for text in args.session_sizes.split(","):
                 n = corpus.parse_size(text)
                 incs.append(incremental(text.strip(), n, args.reps, args.seed, base))
-
     env_info["loadavg_end"] = os.getloadavg()
     env_info["tools"] = tools
     render(fulls, incs, env_info)
     if per_tool:
         render_tools(per_tool)
+    harness.save(args.out, "import", report(env_info, fulls, incs, per_tool))
+    if args.profile and (args.out / "import.prof").exists():
+        print_profile(args.out / "import.prof")
+    return 0
+
+
+def full_imports(
+    args: argparse.Namespace, tools: list[str], size: int, largest: int | None, rg: str | None,
+    base: Path,
+) -> tuple[list[FullImport], list[ToolImport]]:  # fmt: skip
+    """Claude's full imports (at the small fraction, then the full size), then the other tools'
+    at the full size, each beside Claude's row."""
+    fulls: list[FullImport] = []
+    per_tool: list[ToolImport] = []
+    if args.skip_full:
+        return fulls, per_tool
+    if "claude" in tools:
+        plan = []
+        if args.small_fraction > 0:
+            plan.append(("small", int(size * args.small_fraction)))
+        plan.append(("full", size))
+        for label, n in plan:
+            prof = args.out / "import.prof" if args.profile and label == "full" else None
+            fulls.append(
+                full_import(label, n, args.seed, base, rg, args.timeout, args.keep, largest, prof,
+                            memory=label == "full")
+            )  # fmt: skip
+            if fulls[-1].label == "full":
+                per_tool.append(claude_row(fulls[-1]))
+    for tool in tools:
+        if tool != "claude":
+            per_tool.append(
+                agent_import(tool, size, args.seed, base, args.timeout, args.keep, largest)
+            )
+    compare_to_claude(per_tool)
+    return fulls, per_tool
+
+
+def report(
+    env_info: dict[str, Any], fulls: list[FullImport], incs: list[Incremental],
+    per_tool: list[ToolImport],
+) -> dict[str, Any]:  # fmt: skip
     out: dict[str, Any] = {
         "env": env_info,
         "targets": {
@@ -847,15 +867,16 @@ def main(argv: list[str] | None = None) -> int:
         out["peak_rss_ratio_full_over_small"] = fulls[-1].peak_rss_bytes / fulls[0].peak_rss_bytes
     if fulls and fulls[-1].baselines.get("rg") and fulls[-1].seconds:
         out["ratio_lazy_over_rg"] = fulls[-1].seconds / fulls[-1].baselines["rg"]["seconds"]
-    harness.save(args.out, "import", out)
-    if args.profile and (args.out / "import.prof").exists():
-        import pstats
+    return out
 
-        console.rule("cProfile of the full import (not the timed run)")
-        stats = pstats.Stats(str(args.out / "import.prof"))
-        stats.sort_stats("cumulative").print_stats(30)
-        stats.sort_stats("tottime").print_stats(20)
-    return 0
+
+def print_profile(path: Path) -> None:
+    import pstats
+
+    console.rule("cProfile of the full import (not the timed run)")
+    stats = pstats.Stats(str(path))
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(20)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ test-vscode: $(STAMP) sysdeps $(NODE_STAMP) vscode-deps
 	$(VENV)/bin/pytest -q tests/vscode
 
 bench: $(STAMP) sysdeps
-	$(PY) bench/import.py
+	$(PY) -m bench.import
 
 clean:
 	rm -rf $(VENV) tests/agents/node_modules extension/node_modules extension/dist $(VSIX) extension/bundled \

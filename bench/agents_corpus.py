@@ -25,7 +25,7 @@ Deterministic for a seed. ``messages`` in the stats is what lazy should store: o
 lazy keys (Codex: each response_item message, reasoning, call and call output, the event copies
 folded in; OpenCode: each message row).
 
-    python bench/agents_corpus.py DEST --tool codex --size 200MB [--seed 0]
+    python -m bench.agents_corpus DEST --tool codex --size 200MB [--seed 0]
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import re
 import sqlite3
 import sys
 import time
@@ -43,10 +42,8 @@ from typing import IO, Any
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import corpus  # bench/ is not a package: found through the path set above
-from corpus import (
+from bench import corpus
+from bench.corpus import (
     _COMMENTS,
     _PROMPTS,
     _SENTENCES,
@@ -61,6 +58,7 @@ from corpus import (
     format_size,
     parse_size,
 )
+from tests.fabricate import opencode
 
 __all__ = [
     "DDL",
@@ -455,60 +453,79 @@ class _CodexSession:
 
     def call(self, budget: int) -> tuple[dict[str, Any], dict[str, Any]]:
         """One tool call and its output item (payloads), roughly within ``budget`` bytes."""
-        rng, c = self.rng, self.c
+        rng = self.rng
         call_id = "call_" + _b62(rng, 24)
         kind = rng.choices(
             ("exec", "patch", "stdin", "plan", "search"), (0.78, 0.12, 0.04, 0.03, 0.03)
         )[0]
         cap = max(400, budget)
         if kind == "patch":
-            path, old, first = c.file_window(min(cap // 2, c.output_size(1500, 12_000)))
-            new = old + f"\n    # {rng.choice(_COMMENTS)}"
-            body = "\n".join(" " + x for x in old.split("\n")[:3])
-            body += "\n" + "\n".join("-" + x for x in old.split("\n")[3:])
-            body += "\n" + "\n".join("+" + x for x in new.split("\n")[3:])
-            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n{body}\n*** End Patch\n"
-            out = orjson.dumps(
-                {
-                    "output": f"Success. Updated the following files:\nM {path}\n",
-                    "metadata": {"exit_code": 0, "duration_seconds": 0.0},
-                }
-            ).decode()
-            call = {
-                "type": "custom_tool_call",
-                "status": "completed",
-                "call_id": call_id,
-                "name": "apply_patch",
-                "input": patch,
-            }
-            return call, {"type": "custom_tool_call_output", "call_id": call_id, "output": out}
+            return self._patch_call(call_id, cap)
         if kind == "search":
-            query = c.fill.fill("{w} {w2} python best practice")
-            call = {
-                "type": "function_call",
-                "name": "web_search",
-                "arguments": orjson.dumps({"query": query}).decode(),
-                "call_id": call_id,
-            }
-            out_text = c.text(2, 12)
-            return call, {"type": "function_call_output", "call_id": call_id, "output": out_text}
+            return self._search_call(call_id)
         if kind == "plan":
-            steps = [
-                {"step": c.fill.fill("Fix {w} handling in {f}"), "status": s}
-                for s in ("completed", "in_progress", "pending", "pending")[: rng.randint(2, 4)]
-            ]
-            args = {"explanation": c.fill.fill("Tracking the {w} work"), "plan": steps}
-            call = {
-                "type": "function_call",
-                "name": "update_plan",
-                "arguments": orjson.dumps(args).decode(),
-                "call_id": call_id,
+            return self._plan_call(call_id)
+        return self._exec_call(call_id, cap, kind)
+
+    def _patch_call(self, call_id: str, cap: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        rng, c = self.rng, self.c
+        path, old, _ = c.file_window(min(cap // 2, c.output_size(1500, 12_000)))
+        new = old + f"\n    # {rng.choice(_COMMENTS)}"
+        body = "\n".join(" " + x for x in old.split("\n")[:3])
+        body += "\n" + "\n".join("-" + x for x in old.split("\n")[3:])
+        body += "\n" + "\n".join("+" + x for x in new.split("\n")[3:])
+        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n{body}\n*** End Patch\n"
+        out = orjson.dumps(
+            {
+                "output": f"Success. Updated the following files:\nM {path}\n",
+                "metadata": {"exit_code": 0, "duration_seconds": 0.0},
             }
-            return call, {
-                "type": "function_call_output",
-                "call_id": call_id,
-                "output": "Plan updated",
-            }
+        ).decode()
+        call = {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": call_id,
+            "name": "apply_patch",
+            "input": patch,
+        }
+        return call, {"type": "custom_tool_call_output", "call_id": call_id, "output": out}
+
+    def _search_call(self, call_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        c = self.c
+        query = c.fill.fill("{w} {w2} python best practice")
+        call = {
+            "type": "function_call",
+            "name": "web_search",
+            "arguments": orjson.dumps({"query": query}).decode(),
+            "call_id": call_id,
+        }
+        out_text = c.text(2, 12)
+        return call, {"type": "function_call_output", "call_id": call_id, "output": out_text}
+
+    def _plan_call(self, call_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        rng, c = self.rng, self.c
+        steps = [
+            {"step": c.fill.fill("Fix {w} handling in {f}"), "status": s}
+            for s in ("completed", "in_progress", "pending", "pending")[: rng.randint(2, 4)]
+        ]
+        args = {"explanation": c.fill.fill("Tracking the {w} work"), "plan": steps}
+        call = {
+            "type": "function_call",
+            "name": "update_plan",
+            "arguments": orjson.dumps(args).decode(),
+            "call_id": call_id,
+        }
+        return call, {
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": "Plan updated",
+        }
+
+    def _exec_call(
+        self, call_id: str, cap: int, kind: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``exec_command`` (a command's output) or ``write_stdin`` (``kind`` ``stdin``)."""
+        rng, c = self.rng, self.c
         size = min(cap, c.output_size(1400, 40_000))
         if kind == "stdin":
             args = {"session_id": rng.randint(1, 90), "chars": "", "yield_time_ms": 30000}
@@ -774,10 +791,8 @@ def generate_codex(
 # --------------------------------------------------------------------------------------------------
 # OpenCode
 
-# OpenCode 1.18.33's tables lazy reads, verbatim from sqlite_master of a real opencode.db (kept
-# once, for the reader's tests and this generator).
-SCHEMA = Path(__file__).resolve().parents[1] / "tests" / "data" / "opencode-1.18.33-schema.sql"
-DDL = [s.strip() for s in re.sub(r"(?m)^--.*$", "", SCHEMA.read_text()).split(";\n") if s.strip()]
+# OpenCode 1.18.33's tables lazy reads: the DDL the tests' OpenCode writer runs
+DDL = opencode.DDL
 
 OPENCODE_VERSION = "1.18.33"
 _PERMISSION = orjson.dumps(
@@ -812,6 +827,10 @@ class _OcIds:
 
 def _ms(t: float) -> int:
     return int(t * 1000)
+
+
+# a tool part's input, output, metadata and title
+_ToolParts = tuple[dict[str, Any], str, dict[str, Any], str]
 
 
 class _OcSession:
@@ -965,16 +984,7 @@ class _OcSession:
             if final
             else [self.tool(budget) for _ in range(rng.choices((1, 2, 3), (0.7, 0.2, 0.1))[0])]
         )
-        inp = rng.randint(8_000, 120_000)
-        tokens = {
-            "total": 0,
-            "input": rng.randint(1, 12),
-            "output": rng.randint(40, 2500),
-            "reasoning": 0,
-            "cache": {"write": rng.randint(0, 9000), "read": inp},
-        }
-        tokens["total"] = tokens["input"] + tokens["output"] + inp + tokens["cache"]["write"]
-        cost = round(tokens["output"] * 15e-6 + inp * 0.3e-6, 6)
+        tokens, cost = self._step_tokens()
         t1 = self.tick(1.0, 20.0)
         data = {
             "parentID": parent_mid,
@@ -1034,12 +1044,26 @@ class _OcSession:
         tt["cost"] += cost
         tt["input"] += tokens["input"]
         tt["output"] += tokens["output"]
-        tt["read"] += inp
+        tt["read"] += tokens["cache"]["read"]
         tt["write"] += tokens["cache"]["write"]
         return text
 
+    def _step_tokens(self) -> tuple[dict[str, Any], float]:
+        """A model step's token counts (most of its input read from the cache) and its cost."""
+        rng = self.rng
+        inp = rng.randint(8_000, 120_000)
+        tokens = {
+            "total": 0,
+            "input": rng.randint(1, 12),
+            "output": rng.randint(40, 2500),
+            "reasoning": 0,
+            "cache": {"write": rng.randint(0, 9000), "read": inp},
+        }
+        tokens["total"] = tokens["input"] + tokens["output"] + inp + tokens["cache"]["write"]
+        return tokens, round(tokens["output"] * 15e-6 + inp * 0.3e-6, 6)
+
     def tool(self, budget: int) -> dict[str, Any]:
-        rng, c = self.rng, self.c
+        rng = self.rng
         cap = max(400, budget)
         call_id = "toolu_01" + _b62(rng, 22)
         t0 = _ms(self.clock)
@@ -1048,125 +1072,14 @@ class _OcSession:
             ("bash", "read", "edit", "grep", "glob", "todowrite", "webfetch", "task"),
             (0.3, 0.3, 0.14, 0.08, 0.05, 0.06, 0.05, self.task_weight),
         )[0]
-        inp: dict[str, Any]
-        meta: dict[str, Any]
-        title: str
-        if kind == "bash":
-            log_kind = rng.choice(corpus.LOG_KINDS)
-            cmd = corpus.LOG_COMMANDS[log_kind]
-            out = c.log(log_kind, min(cap // 2, c.output_size(1500, 30_000)))
-            desc = c.fill.fill("Run {w} checks")
-            inp = {"command": cmd, "description": desc}
-            meta = {"output": out, "exit": 0, "description": desc, "truncated": False}
-            title = desc
-        elif kind == "read":
-            path, text, first = c.file_window(min(cap, c.output_size(4000, 50_000)))
-            lines = text.split("\n")
-            numbered = "\n".join(f"{first + i + 1}: {x}" for i, x in enumerate(lines))
-            out = (
-                f"<path>{self.cwd}/{path}</path>\n<type>file</type>\n<content>\n{numbered}\n\n"
-                f"(End of file - total {first + len(lines)} lines)\n</content>"
-            )
-            inp = {"filePath": f"{self.cwd}/{path}"}
-            if first:
-                inp.update(offset=first + 1, limit=len(lines))
-            meta = {"preview": "\n".join(lines[:20]), "truncated": False, "loaded": []}
-            title = path
-        elif kind == "edit":
-            f = rng.choice(c.blobs.files)
-            before = f.raw.text[:-1][: max(200, cap // 3)]
-            at = rng.randrange(max(1, before.count("\n") + 1))
-            old = f.raw.window(at, rng.randint(1, 6))
-            new = old + f"\n    # {rng.choice(_COMMENTS)}"
-            after = before.replace(old, new, 1)
-            path = f"{self.cwd}/{f.path}"
-            diff = (
-                f"Index: {path}\n===================================================================\n"
-                f"--- {path}\n+++ {path}\n@@ -{at + 1},{old.count(chr(10)) + 1} "
-                f"+{at + 1},{new.count(chr(10)) + 1} @@\n"
-                + "\n".join(" " + x for x in old.split("\n"))
-                + f"\n+    # {new.rsplit('# ', 1)[-1]}\n"
-            )
-            inp = {"filePath": path, "oldString": old, "newString": new}
-            out = "Edit applied successfully."
-            meta = {
-                "diagnostics": {},
-                "diff": diff,
-                "filediff": {
-                    "file": path,
-                    "before": before,
-                    "after": after,
-                    "additions": 1,
-                    "deletions": 0,
-                },
-                "truncated": False,
-            }
-            title = f.path
-        elif kind == "grep":
-            pattern = rng.choice(_WORDS)
-            hits = c.grep(min(cap, c.output_size(1200, 20_000)))
-            n = hits.count("\n") + 1
-            out = f"Found {n} matches\n{hits}"
-            inp = {"pattern": pattern, "include": "*.py"}
-            meta = {"matches": n, "truncated": False}
-            title = pattern
-        elif kind == "glob":
-            names = [f"{self.cwd}/{f.path}" for f in rng.sample(c.blobs.files, rng.randint(3, 60))]
-            out = "\n".join(names)
-            inp = {"pattern": rng.choice(("**/*.py", "src/**/*.ts", "tests/**/*.py"))}
-            meta = {"count": len(names), "truncated": False}
-            title = inp["pattern"]
-        elif kind == "todowrite":
-            todos = [
-                {
-                    "content": c.fill.fill("Fix {w} handling in {f}"),
-                    "status": rng.choice(("pending", "in_progress", "completed")),
-                    "priority": rng.choice(("high", "medium", "low")),
-                    "id": str(k + 1),
-                }
-                for k in range(rng.randint(2, 7))
-            ]
-            out = orjson.dumps(todos, option=orjson.OPT_INDENT_2).decode()
-            inp = {"todos": todos}
-            meta = {"todos": todos, "truncated": False}
-            title = f"{sum(1 for x in todos if x['status'] != 'completed')} todos"
-        elif kind == "webfetch":
-            url = f"https://docs.example.org/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}.html"
-            out = c.text(4, 40)[: max(200, cap // 2)]
-            inp = {"url": url, "format": "markdown"}
-            meta = {"truncated": False}
-            title = f"{url} (text/html)"
-        else:
-            desc = c.fill.fill("Probe {w} {w2}")
-            prompt = c.prompt()
-            child = _OcSession(
-                self.out,
-                rng,
-                c,
-                self.ids,
-                self.stats,
-                project_id=self.project_id,
-                cwd=self.cwd,
-                start=self.clock + 0.2,
-                parent=self.sid,
-                title=f"{desc} (@general subagent)",
-            )
-            answer = child.run(min(cap, int(rng.lognormvariate(math.log(30_000), 0.8))), prompt)
-            self.clock = max(self.clock, child.clock)
-            self.bytes += child.bytes
+        parts = {
+            "bash": self._tool_bash, "read": self._tool_read, "edit": self._tool_edit,
+            "grep": self._tool_grep, "glob": self._tool_glob, "todowrite": self._tool_todowrite,
+            "webfetch": self._tool_webfetch, "task": self._tool_task,
+        }  # fmt: skip
+        inp, out, meta, title = parts[kind](cap)
+        if kind == "task":  # the child session ran meanwhile: the call ends when it did
             t1 = _ms(self.clock)
-            out = (
-                f'<task id="{child.sid}" state="completed">\n<task_result>\n{answer}\n'
-                "</task_result>\n</task>"
-            )
-            inp = {"description": desc, "prompt": prompt, "subagent_type": "general"}
-            meta = {
-                "parentSessionId": self.sid,
-                "sessionId": child.sid,
-                "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
-                "truncated": False,
-            }
-            title = desc
         return {
             "type": "tool",
             "tool": kind,
@@ -1180,6 +1093,145 @@ class _OcSession:
                 "time": {"start": t0, "end": t1},
             },
         }
+
+    def _tool_bash(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        log_kind = rng.choice(corpus.LOG_KINDS)
+        cmd = corpus.LOG_COMMANDS[log_kind]
+        out = c.log(log_kind, min(cap // 2, c.output_size(1500, 30_000)))
+        desc = c.fill.fill("Run {w} checks")
+        inp = {"command": cmd, "description": desc}
+        meta = {"output": out, "exit": 0, "description": desc, "truncated": False}
+        title = desc
+        return inp, out, meta, title
+
+    def _tool_read(self, cap: int) -> _ToolParts:
+        c = self.c
+        path, text, first = c.file_window(min(cap, c.output_size(4000, 50_000)))
+        lines = text.split("\n")
+        numbered = "\n".join(f"{first + i + 1}: {x}" for i, x in enumerate(lines))
+        out = (
+            f"<path>{self.cwd}/{path}</path>\n<type>file</type>\n<content>\n{numbered}\n\n"
+            f"(End of file - total {first + len(lines)} lines)\n</content>"
+        )
+        inp = {"filePath": f"{self.cwd}/{path}"}
+        if first:
+            inp.update(offset=first + 1, limit=len(lines))
+        meta = {"preview": "\n".join(lines[:20]), "truncated": False, "loaded": []}
+        title = path
+        return inp, out, meta, title
+
+    def _tool_edit(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        f = rng.choice(c.blobs.files)
+        before = f.raw.text[:-1][: max(200, cap // 3)]
+        at = rng.randrange(max(1, before.count("\n") + 1))
+        old = f.raw.window(at, rng.randint(1, 6))
+        new = old + f"\n    # {rng.choice(_COMMENTS)}"
+        after = before.replace(old, new, 1)
+        path = f"{self.cwd}/{f.path}"
+        diff = (
+            f"Index: {path}\n===================================================================\n"
+            f"--- {path}\n+++ {path}\n@@ -{at + 1},{old.count(chr(10)) + 1} "
+            f"+{at + 1},{new.count(chr(10)) + 1} @@\n"
+            + "\n".join(" " + x for x in old.split("\n"))
+            + f"\n+    # {new.rsplit('# ', 1)[-1]}\n"
+        )
+        inp = {"filePath": path, "oldString": old, "newString": new}
+        out = "Edit applied successfully."
+        meta = {
+            "diagnostics": {},
+            "diff": diff,
+            "filediff": {
+                "file": path,
+                "before": before,
+                "after": after,
+                "additions": 1,
+                "deletions": 0,
+            },
+            "truncated": False,
+        }
+        title = f.path
+        return inp, out, meta, title
+
+    def _tool_grep(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        pattern = rng.choice(_WORDS)
+        hits = c.grep(min(cap, c.output_size(1200, 20_000)))
+        n = hits.count("\n") + 1
+        out = f"Found {n} matches\n{hits}"
+        inp = {"pattern": pattern, "include": "*.py"}
+        meta = {"matches": n, "truncated": False}
+        title = pattern
+        return inp, out, meta, title
+
+    def _tool_glob(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        names = [f"{self.cwd}/{f.path}" for f in rng.sample(c.blobs.files, rng.randint(3, 60))]
+        out = "\n".join(names)
+        inp = {"pattern": rng.choice(("**/*.py", "src/**/*.ts", "tests/**/*.py"))}
+        meta = {"count": len(names), "truncated": False}
+        title = inp["pattern"]
+        return inp, out, meta, title
+
+    def _tool_todowrite(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        todos = [
+            {
+                "content": c.fill.fill("Fix {w} handling in {f}"),
+                "status": rng.choice(("pending", "in_progress", "completed")),
+                "priority": rng.choice(("high", "medium", "low")),
+                "id": str(k + 1),
+            }
+            for k in range(rng.randint(2, 7))
+        ]
+        out = orjson.dumps(todos, option=orjson.OPT_INDENT_2).decode()
+        inp = {"todos": todos}
+        meta = {"todos": todos, "truncated": False}
+        title = f"{sum(1 for x in todos if x['status'] != 'completed')} todos"
+        return inp, out, meta, title
+
+    def _tool_webfetch(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        url = f"https://docs.example.org/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}.html"
+        out = c.text(4, 40)[: max(200, cap // 2)]
+        inp = {"url": url, "format": "markdown"}
+        meta = {"truncated": False}
+        title = f"{url} (text/html)"
+        return inp, out, meta, title
+
+    def _tool_task(self, cap: int) -> _ToolParts:
+        rng, c = self.rng, self.c
+        desc = c.fill.fill("Probe {w} {w2}")
+        prompt = c.prompt()
+        child = _OcSession(
+            self.out,
+            rng,
+            c,
+            self.ids,
+            self.stats,
+            project_id=self.project_id,
+            cwd=self.cwd,
+            start=self.clock + 0.2,
+            parent=self.sid,
+            title=f"{desc} (@general subagent)",
+        )
+        answer = child.run(min(cap, int(rng.lognormvariate(math.log(30_000), 0.8))), prompt)
+        self.clock = max(self.clock, child.clock)
+        self.bytes += child.bytes
+        out = (
+            f'<task id="{child.sid}" state="completed">\n<task_result>\n{answer}\n'
+            "</task_result>\n</task>"
+        )
+        inp = {"description": desc, "prompt": prompt, "subagent_type": "general"}
+        meta = {
+            "parentSessionId": self.sid,
+            "sessionId": child.sid,
+            "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
+            "truncated": False,
+        }
+        title = desc
+        return inp, out, meta, title
 
     def run(self, target: int, first_prompt: str | None = None, image: bool = False) -> str:
         """Turns until about ``target`` bytes; returns the last answer's text."""

@@ -13,7 +13,7 @@ caveat line re-used across files with the same uuid, as in real data).
 Deterministic for a given seed. Fast: lines are built as dicts and serialised with orjson, bulk
 text is sliced out of filler blobs built once per process.
 
-    python bench/corpus.py DEST --size 200MB [--seed 0]
+    python -m bench.corpus DEST --size 200MB [--seed 0]
 """
 
 from __future__ import annotations
@@ -782,148 +782,168 @@ class _ToolCall(NamedTuple):
 
 
 def _make_tool(w: _Writer, budget: int) -> _ToolCall:
-    rng, blobs, cwd = w.rng, w.blobs, w.cwd
     cap = max(600, budget) if not w.dense else DENSE_TOOL_BYTES
-    inp: dict[str, Any]
-    result: Any
-    content: Any
-    kind = rng.choices(
+    kind = w.rng.choices(
         ("Read", "Bash", "Edit", "Grep", "Glob", "Write", "TodoWrite", "WebFetch"),
         (0.31, 0.29, 0.14, 0.08, 0.04, 0.04, 0.06, 0.04),
     )[0]
-    if kind == "Read":
-        f = rng.choice(blobs.files)
-        path = f"{cwd}/{f.path}"
-        n = f.raw.n
-        first, count = 0, n
-        if n > 400 and rng.random() < 0.3:
-            first = rng.randrange(n - 100)
-            count = rng.randint(50, 400)
-        # keep the bulky result within the budget (both copies, numbered and raw)
-        approx_per_line = len(f.numbered.text) / max(1, n) * 2 + 1
-        count = max(1, min(count, int(cap / approx_per_line)))
-        numbered = f.numbered.window(first, count)
-        raw = f.raw.window(first, count)
-        inp = {"file_path": path}
-        if first:
-            inp.update(offset=first + 1, limit=count)
-        result = {
-            "type": "text",
-            "file": {
-                "filePath": path,
-                "content": raw,
-                "numLines": count,
-                "startLine": first + 1,
-                "totalLines": n,
-            },
-        }
-        return _ToolCall("Read", inp, numbered + _TOOL_RESULT_REMINDER, result)
-    if kind == "Bash":
-        log_kind = rng.choice(LOG_KINDS)
-        cmd = LOG_COMMANDS[log_kind]
-        size = int(min(30_000, cap / 2, rng.lognormvariate(math.log(1500), 1.2)))
-        out = blobs.logs[log_kind].window_bytes(rng, max(40, size))
-        result = {
-            "stdout": out,
-            "stderr": "",
-            "interrupted": False,
-            "isImage": False,
-            "noOutputExpected": False,
-        }
-        inp = {"command": cmd, "description": w.fill.fill("Run {w} checks")}
-        return _ToolCall("Bash", inp, out, result)
     if kind in ("Edit", "Write"):
-        f = rng.choice(blobs.files)
-        path = f"{cwd}/{f.path}"
-        original = f.raw.text[:-1]
-        if len(original) * 2 > cap:
-            original = original[: max(200, cap // 2)]
-        if kind == "Write":
-            inp = {"file_path": path, "content": original}
-            result = {
-                "type": "create",
-                "filePath": path,
-                "content": original,
-                "structuredPatch": [],
-            }
-            return _ToolCall("Write", inp, f"File created successfully at: {path}", result)
-        at = rng.randrange(max(1, min(f.raw.n, original.count("\n") + 1)))
-        old = f.raw.window(at, rng.randint(1, 8))
-        new = old + "\n" + f"    # {rng.choice(_COMMENTS)}"
-        snippet = f.numbered.window(max(0, at - 4), 12)
-        inp = {"file_path": path, "old_string": old, "new_string": new}
-        result = {
+        return _edit_tool(w, cap, kind)
+    return _TOOLS[kind](w, cap)
+
+
+def _read_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng, blobs, cwd = w.rng, w.blobs, w.cwd
+    f = rng.choice(blobs.files)
+    path = f"{cwd}/{f.path}"
+    n = f.raw.n
+    first, count = 0, n
+    if n > 400 and rng.random() < 0.3:
+        first = rng.randrange(n - 100)
+        count = rng.randint(50, 400)
+    # keep the bulky result within the budget (both copies, numbered and raw)
+    approx_per_line = len(f.numbered.text) / max(1, n) * 2 + 1
+    count = max(1, min(count, int(cap / approx_per_line)))
+    numbered = f.numbered.window(first, count)
+    raw = f.raw.window(first, count)
+    inp = {"file_path": path}
+    if first:
+        inp.update(offset=first + 1, limit=count)
+    result = {
+        "type": "text",
+        "file": {
             "filePath": path,
-            "oldString": old,
-            "newString": new,
-            "originalFile": original,
-            "structuredPatch": [
-                {
-                    "oldStart": at + 1,
-                    "oldLines": old.count("\n") + 1,
-                    "newStart": at + 1,
-                    "newLines": new.count("\n") + 1,
-                    "lines": [" " + x for x in old.split("\n")] + ["+" + new.split("\n")[-1]],
-                }
-            ],
-            "userModified": False,
-            "replaceAll": False,
-        }
-        content = (
-            f"The file {path} has been updated. Here's the result of running `cat -n` on a "
-            f"snippet of the edited file:\n{snippet}"
-        )
-        return _ToolCall("Edit", inp, content, result)
-    if kind == "Grep":
-        pattern = rng.choice(_WORDS)
-        hits = []
-        for f in rng.sample(blobs.files, rng.randint(1, 12)):
-            for _ in range(rng.randint(1, 6)):
-                k = rng.randrange(f.raw.n)
-                hits.append(f"{f.path}:{k + 1}:{f.raw.window(k, 1)}")
-        content = "\n".join(hits)[: max(200, cap)]
-        inp = {"pattern": pattern, "output_mode": "content", "-n": True}
+            "content": raw,
+            "numLines": count,
+            "startLine": first + 1,
+            "totalLines": n,
+        },
+    }
+    return _ToolCall("Read", inp, numbered + _TOOL_RESULT_REMINDER, result)
+
+
+def _bash_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng, blobs = w.rng, w.blobs
+    log_kind = rng.choice(LOG_KINDS)
+    cmd = LOG_COMMANDS[log_kind]
+    size = int(min(30_000, cap / 2, rng.lognormvariate(math.log(1500), 1.2)))
+    out = blobs.logs[log_kind].window_bytes(rng, max(40, size))
+    result = {
+        "stdout": out,
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
+    inp = {"command": cmd, "description": w.fill.fill("Run {w} checks")}
+    return _ToolCall("Bash", inp, out, result)
+
+
+def _edit_tool(w: _Writer, cap: int, kind: str) -> _ToolCall:
+    rng, blobs, cwd = w.rng, w.blobs, w.cwd
+    f = rng.choice(blobs.files)
+    path = f"{cwd}/{f.path}"
+    original = f.raw.text[:-1]
+    if len(original) * 2 > cap:
+        original = original[: max(200, cap // 2)]
+    if kind == "Write":
+        inp = {"file_path": path, "content": original}
         result = {
-            "mode": "content",
-            "numFiles": 0,
-            "filenames": [],
-            "content": content,
-            "numLines": content.count("\n") + 1,
+            "type": "create",
+            "filePath": path,
+            "content": original,
+            "structuredPatch": [],
         }
-        return _ToolCall("Grep", inp, content, result)
-    if kind == "Glob":
-        many = 6 if w.dense else 60
-        names = [f"{cwd}/{f.path}" for f in rng.sample(blobs.files, rng.randint(3, many))]
-        inp = {"pattern": rng.choice(("**/*.py", "src/**/*.ts", "tests/**/*.py"))}
-        result = {
-            "filenames": names,
-            "durationMs": rng.randint(3, 90),
-            "numFiles": len(names),
-            "truncated": False,
-        }
-        return _ToolCall("Glob", inp, "\n".join(names), result)
-    if kind == "TodoWrite":
-        old_todos = w.todos
-        new_todos = [
+        return _ToolCall("Write", inp, f"File created successfully at: {path}", result)
+    at = rng.randrange(max(1, min(f.raw.n, original.count("\n") + 1)))
+    old = f.raw.window(at, rng.randint(1, 8))
+    new = old + "\n" + f"    # {rng.choice(_COMMENTS)}"
+    snippet = f.numbered.window(max(0, at - 4), 12)
+    inp = {"file_path": path, "old_string": old, "new_string": new}
+    result = {
+        "filePath": path,
+        "oldString": old,
+        "newString": new,
+        "originalFile": original,
+        "structuredPatch": [
             {
-                "content": w.fill.fill("Fix {w} handling in {f}"),
-                "status": rng.choice(("pending", "in_progress", "completed")),
-                "activeForm": w.fill.fill("Fixing {w} handling"),
+                "oldStart": at + 1,
+                "oldLines": old.count("\n") + 1,
+                "newStart": at + 1,
+                "newLines": new.count("\n") + 1,
+                "lines": [" " + x for x in old.split("\n")] + ["+" + new.split("\n")[-1]],
             }
-            for _ in range(rng.randint(2, 7))
-        ]
-        w.todos = new_todos
-        content = (
-            "Todos have been modified successfully. Ensure that you continue to use the todo list "
-            "to track your progress. Please proceed with the current tasks if applicable"
-        )
-        return _ToolCall(
-            "TodoWrite",
-            {"todos": new_todos},
-            content,
-            {"oldTodos": old_todos, "newTodos": new_todos},
-        )
-    # WebFetch
+        ],
+        "userModified": False,
+        "replaceAll": False,
+    }
+    content = (
+        f"The file {path} has been updated. Here's the result of running `cat -n` on a "
+        f"snippet of the edited file:\n{snippet}"
+    )
+    return _ToolCall("Edit", inp, content, result)
+
+
+def _grep_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng, blobs = w.rng, w.blobs
+    pattern = rng.choice(_WORDS)
+    hits = []
+    for f in rng.sample(blobs.files, rng.randint(1, 12)):
+        for _ in range(rng.randint(1, 6)):
+            k = rng.randrange(f.raw.n)
+            hits.append(f"{f.path}:{k + 1}:{f.raw.window(k, 1)}")
+    content = "\n".join(hits)[: max(200, cap)]
+    inp = {"pattern": pattern, "output_mode": "content", "-n": True}
+    result = {
+        "mode": "content",
+        "numFiles": 0,
+        "filenames": [],
+        "content": content,
+        "numLines": content.count("\n") + 1,
+    }
+    return _ToolCall("Grep", inp, content, result)
+
+
+def _glob_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng, blobs, cwd = w.rng, w.blobs, w.cwd
+    many = 6 if w.dense else 60
+    names = [f"{cwd}/{f.path}" for f in rng.sample(blobs.files, rng.randint(3, many))]
+    inp = {"pattern": rng.choice(("**/*.py", "src/**/*.ts", "tests/**/*.py"))}
+    result = {
+        "filenames": names,
+        "durationMs": rng.randint(3, 90),
+        "numFiles": len(names),
+        "truncated": False,
+    }
+    return _ToolCall("Glob", inp, "\n".join(names), result)
+
+
+def _todo_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng = w.rng
+    old_todos = w.todos
+    new_todos = [
+        {
+            "content": w.fill.fill("Fix {w} handling in {f}"),
+            "status": rng.choice(("pending", "in_progress", "completed")),
+            "activeForm": w.fill.fill("Fixing {w} handling"),
+        }
+        for _ in range(rng.randint(2, 7))
+    ]
+    w.todos = new_todos
+    content = (
+        "Todos have been modified successfully. Ensure that you continue to use the todo list "
+        "to track your progress. Please proceed with the current tasks if applicable"
+    )
+    return _ToolCall(
+        "TodoWrite",
+        {"todos": new_todos},
+        content,
+        {"oldTodos": old_todos, "newTodos": new_todos},
+    )
+
+
+def _webfetch_tool(w: _Writer, cap: int) -> _ToolCall:
+    rng = w.rng
     url = f"https://docs.example.org/{rng.choice(_WORDS)}/{rng.choice(_WORDS)}.html"
     text = w.text(4, 40)[: max(200, cap // 2)]
     result = {
@@ -936,6 +956,16 @@ def _make_tool(w: _Writer, budget: int) -> _ToolCall:
     }
     inp = {"url": url, "prompt": w.fill.fill("How does {w} {w2} work?")}
     return _ToolCall("WebFetch", inp, text, result)
+
+
+_TOOLS: dict[str, Callable[[_Writer, int], _ToolCall]] = {
+    "Read": _read_tool,
+    "Bash": _bash_tool,
+    "Grep": _grep_tool,
+    "Glob": _glob_tool,
+    "TodoWrite": _todo_tool,
+    "WebFetch": _webfetch_tool,
+}
 
 
 def _image_tool(w: _Writer, image: _Image) -> _ToolCall:
@@ -1198,26 +1228,7 @@ class _SessionGen:
         if w.planter is not None:  # the planted words need the prompt's project and time
             ts = w.tick()
             prompt = w.planter(prompt, w.cwd, ts)
-        content: Any = prompt
-        image_roll = rng.random()
-        if force_image or force_big or (image_roll < 0.015 and not w.dense):
-            if force_big:
-                img = w.blobs.images[2]
-            elif force_image:
-                img = w.blobs.images[0]
-            else:
-                img = rng.choices(w.blobs.images, (0.6, 0.3, 0.1))[0]
-                if len(img.b64) > self.remaining():
-                    img = w.blobs.images[0]
-            content = [
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": "image/png", "data": img.b64},
-                },
-                {"type": "text", "text": "[Image #1] " + prompt},
-            ]
-            w.stats.images += 1
-        w.user(content, uuid=uuid, ts=ts)
+        w.user(self._with_image(prompt, force_image, force_big), uuid=uuid, ts=ts)
         w.stats.prompts += 1
         if w.modern and rng.random() < 0.3:
             w.hook_success("UserPromptSubmit", "UserPromptSubmit", _uuid(rng))
@@ -1225,6 +1236,49 @@ class _SessionGen:
         steps = max(0, int(rng.lognormvariate(math.log(6), 0.9)) - 1)
         if budget < 20_000:
             steps = min(steps, budget // 6000)
+        self._tool_steps(steps, force_image)
+        blocks: list[dict[str, Any]] = []
+        if rng.random() < (0.1 if w.dense else 0.3):
+            blocks.append(w.thinking_block())
+        blocks.append({"type": "text", "text": w.text(1, 4) if w.dense else w.text(2, 14)})
+        w.assistant_message(blocks, "end_turn", rng.randint(50, 2500))
+        if w.modern and rng.random() < 0.5:
+            w.system(
+                "turn_duration",
+                {"durationMs": int((w.clock % 600) * 1000), "messageCount": steps * 2 + 2},
+            )
+        if w.modern and rng.random() < 0.1:
+            w.emit({"type": "last-prompt", "lastPrompt": prompt[:200], "sessionId": w.session_id})
+        self.since_compaction += self.total - start
+
+    def _with_image(self, prompt: str, force_image: bool, force_big: bool) -> Any:
+        """The prompt's content: its text, or (forced, or now and then) a pasted image and it."""
+        w = self.w
+        rng = w.rng
+        image_roll = rng.random()
+        if not (force_image or force_big or (image_roll < 0.015 and not w.dense)):
+            return prompt
+        if force_big:
+            img = w.blobs.images[2]
+        elif force_image:
+            img = w.blobs.images[0]
+        else:
+            img = rng.choices(w.blobs.images, (0.6, 0.3, 0.1))[0]
+            if len(img.b64) > self.remaining():
+                img = w.blobs.images[0]
+        w.stats.images += 1
+        return [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": img.b64},
+            },
+            {"type": "text", "text": "[Image #1] " + prompt},
+        ]
+
+    def _tool_steps(self, steps: int, force_image: bool) -> None:
+        """A turn's model steps between prompt and answer: tool calls, images, subagents."""
+        w = self.w
+        rng = w.rng
         forced_agent = self.features.subagent and not self.subagent_files
         for i in range(steps):
             budget = self.remaining()
@@ -1246,19 +1300,6 @@ class _SessionGen:
             self.tool_step(_make_tool(w, int(per_step * rng.uniform(0.5, 1.5))), rng.random() < 0.3)
         if forced_agent and self.allow_subagents:
             self.subagent_step()
-        blocks: list[dict[str, Any]] = []
-        if rng.random() < (0.1 if w.dense else 0.3):
-            blocks.append(w.thinking_block())
-        blocks.append({"type": "text", "text": w.text(1, 4) if w.dense else w.text(2, 14)})
-        w.assistant_message(blocks, "end_turn", rng.randint(50, 2500))
-        if w.modern and rng.random() < 0.5:
-            w.system(
-                "turn_duration",
-                {"durationMs": int((w.clock % 600) * 1000), "messageCount": steps * 2 + 2},
-            )
-        if w.modern and rng.random() < 0.1:
-            w.emit({"type": "last-prompt", "lastPrompt": prompt[:200], "sessionId": w.session_id})
-        self.since_compaction += self.total - start
 
 
 def _session_meta(rng: random.Random, cwd: str) -> tuple[str, str, str]:
@@ -1330,32 +1371,7 @@ def make_session(
         elif w.modern and (features.compaction or rng.random() < 0.6):
             w.parent = None  # the SessionStart hook output is the root of the chain
             w.hook_success("SessionStart", "SessionStart:startup", _uuid(rng))
-        first = True
-        forced_compaction = features.compaction
-        big_pending = features.big_line
-        while gen.remaining() > 0 or first:
-            if (
-                compactions
-                and w.parent is not None
-                and (
-                    gen.since_compaction > gen.next_compaction
-                    or (forced_compaction and gen.total > target_bytes * 0.45)
-                )
-            ):
-                gen.compaction()
-                forced_compaction = False
-            if not first and rng.random() < 0.01:
-                gen.local_command()
-            gen.turn(
-                force_image=first and features.image,
-                force_big=big_pending,
-                force_queue=first and features.queue,
-            )
-            big_pending = False
-            first = False
-        if forced_compaction and compactions:  # too small to reach the middle: compact at the end
-            gen.compaction()
-            gen.turn()
+        _write_turns(gen, features, compactions, target_bytes)
     return SessionInfo(
         path=path,
         session_id=sid,
@@ -1368,6 +1384,38 @@ def make_session(
         subagent_files=gen.subagent_files,
         stats=stats,
     )
+
+
+def _write_turns(gen: _SessionGen, features: Features, compactions: bool, target: int) -> None:
+    """Turns until the session's size is reached: the features asked for in the first ones,
+    compactions (forced ones near the middle, else at the end), the odd local command."""
+    w, rng = gen.w, gen.w.rng
+    first = True
+    forced_compaction = features.compaction
+    big_pending = features.big_line
+    while gen.remaining() > 0 or first:
+        if (
+            compactions
+            and w.parent is not None
+            and (
+                gen.since_compaction > gen.next_compaction
+                or (forced_compaction and gen.total > target * 0.45)
+            )
+        ):
+            gen.compaction()
+            forced_compaction = False
+        if not first and rng.random() < 0.01:
+            gen.local_command()
+        gen.turn(
+            force_image=first and features.image,
+            force_big=big_pending,
+            force_queue=first and features.queue,
+        )
+        big_pending = False
+        first = False
+    if forced_compaction and compactions:  # too small to reach the middle: compact at the end
+        gen.compaction()
+        gen.turn()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1521,6 +1569,31 @@ def _session_sizes(rng: random.Random, total: int, cap: int | None = None) -> li
     return sizes
 
 
+def _planned_sizes(
+    rng: random.Random, total_bytes: int, largest_session: int | None
+) -> tuple[list[int], int | None]:
+    """The sessions' sizes, and the pinned largest one's (it goes fourth) if any."""
+    pinned = largest_session if largest_session and largest_session < total_bytes // 2 else None
+    if not pinned:
+        return _session_sizes(rng, total_bytes), None
+    sizes = _session_sizes(rng, total_bytes - pinned, cap=pinned)
+    sizes.insert(min(3, len(sizes)), pinned)
+    return sizes, pinned
+
+
+def _session_size(
+    i: int, sizes: list[int], remaining: int, total_bytes: int, pinned: int | None
+) -> int:
+    # sessions 0-2 carry the forced features: keep them small enough for the others to come
+    size = sizes[i] if i < len(sizes) else remaining
+    size = min(size, remaining) if i < len(sizes) - 1 else remaining
+    if i < 3:
+        size = max(15_000, min(size, total_bytes // 6))
+    elif pinned and i == 3:
+        size = pinned
+    return size
+
+
 def generate(
     dest: Path,
     total_bytes: int,
@@ -1538,9 +1611,11 @@ def generate(
     ``dense`` writes many short messages (about ``DENSE_BYTES_PER_MESSAGE`` bytes of JSONL per
     stored message, so 1 GB holds ~600k messages, where the default holds ~160k): tool output
     cut short, little thinking (short signatures), no hook attachments, no pasted or read images
-    past the first session's, no >= 1 MB lines, shorter replies. ``planter(prompt, cwd, timestamp) -> prompt`` may rewrite each user
-    prompt before it is written (the search benchmark plants words whose hits it counts).
+    past the first session's, no >= 1 MB lines, shorter replies. ``planter(prompt, cwd,
+    timestamp) -> prompt`` may rewrite each user prompt before it is written (the search
+    benchmark plants words whose hits it counts).
     """
+
     t0 = time.perf_counter()
     rng = random.Random(seed)
     projects_dir = dest / "projects"
@@ -1550,12 +1625,7 @@ def generate(
     weights = [1.0 / (i + 1) for i in range(n_projects)]
     # /clear sessions of a project re-use one caveat line (same uuid and timestamp), as in real data
     caveats = [(_uuid(rng), _iso(_BASE_EPOCH - rng.uniform(86_400, 864_000))) for _ in cwds]
-    pinned = largest_session if largest_session and largest_session < total_bytes // 2 else None
-    if pinned:
-        sizes = _session_sizes(rng, total_bytes - pinned, cap=pinned)
-        sizes.insert(min(3, len(sizes)), pinned)
-    else:
-        sizes = _session_sizes(rng, total_bytes)
+    sizes, pinned = _planned_sizes(rng, total_bytes, largest_session)
     stats = Stats()
     files: list[Path] = []
     big_every = 40_000_000  # about one >= 1 MB line per 40 MB
@@ -1566,42 +1636,25 @@ def generate(
         remaining = total_bytes - stats.bytes
         if remaining <= 0 and i >= 3:
             break
-        # sessions 0-2 carry the forced features: keep them small enough for the others to come
-        size = sizes[i] if i < len(sizes) else remaining
-        size = min(size, remaining) if i < len(sizes) - 1 else remaining
-        if i < 3:
-            size = max(15_000, min(size, total_bytes // 6))
-        elif pinned and i == 3:
-            size = pinned
+        size = _session_size(i, sizes, remaining, total_bytes, pinned)
         p = rng.choices(range(n_projects), weights)[0] if i >= n_projects else i
         used.add(p)
         cwd = cwds[p]
         sid = _uuid(rng)
-        feats = Features(
-            compaction=i == 0,
-            image=i == 0,
-            queue=i == 0,
-            clear=i == 1,
-            subagent=i == 2,
-            big_line=written >= next_big or (i == 0 and total_bytes >= 20_000_000 and not dense),
-        )
+        big_line = written >= next_big or (i == 0 and total_bytes >= 20_000_000 and not dense)
+        feats = Features(compaction=i == 0, image=i == 0, queue=i == 0, clear=i == 1,
+                         subagent=i == 2, big_line=big_line)  # fmt: skip
         if feats.big_line:
             next_big = written + big_every
         clear = feats.clear or rng.random() < 0.06
         path = projects_dir / project_dir_name(cwd) / f"{sid}.jsonl"
         info = make_session(
-            path,
-            size,
-            seed=seed * 1_000_003 + i + 1,
-            session_id=sid,
-            cwd=cwd,
-            features=feats,
+            path, size, seed=seed * 1_000_003 + i + 1, session_id=sid, cwd=cwd, features=feats,
             clear_caveat=caveats[p] if clear else None,
             version=rng.choice(_VERSIONS_21) if feats.subagent or feats.compaction else None,
             subagents=not (pinned and i == 3),  # the pinned session is one file
-            dense=dense,
-            planter=planter,
-        )
+            dense=dense, planter=planter,
+        )  # fmt: skip
         stats.add(info.stats)
         written = stats.bytes
         files.append(path)

@@ -1,7 +1,7 @@
 """Hook benchmark: the wall time of `lazy capture --hook`, as Claude Code's Stop hook runs it
 after every turn.
 
-    python bench/hook.py [--reps 30] [--small 10] [--large 10000] [--no-index] [--out bench/out]
+    python -m bench.hook [--reps 30] [--small 10] [--large 10000] [--no-index] [--out bench/out]
 
 Two Claude Code sessions, of ``--small`` and ``--large`` messages, are captured once (untimed)
 into a fresh store whose search index is built (``lazy index rebuild``; ``--no-index`` leaves
@@ -22,84 +22,31 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
-from typing import Any
 
 import orjson
-from rich.table import Table
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from bench import harness
+from bench.harness import console, fmt, table
+from tests.fabricate.claude import Session
 
-import search as sb  # noqa: E402  (bench/ is not a package; bench/import.py's helpers)
-
-ib = sb.ib
-console = ib.console
 CWD = "/home/u/hookbench"
 
 
-class Transcript:
-    """A Claude Code session file, written the way the CLI appends to it."""
+class Transcript(Session):
+    """A Claude Code session file of ``messages`` messages, appended to a turn at a time."""
 
     def __init__(self, projects: Path, messages: int) -> None:
-        self.id = str(uuid.uuid4())
-        self.path = projects / "-home-u-hookbench" / f"{self.id}.jsonl"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.last: str | None = None
-        self.n = 0
-        with self.path.open("ab") as f:
-            for _ in range(messages // 2):
-                f.write(self._turn())
-
-    def _line(self, kind: str, message: dict[str, Any]) -> bytes:
-        self.n += 1
-        u = str(uuid.uuid4())
-        obj = {
-            "parentUuid": self.last,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": CWD,
-            "sessionId": self.id,
-            "version": "2.1.332",
-            "gitBranch": "main",
-            "type": kind,
-            "message": message,
-            "uuid": u,
-            "timestamp": f"2026-11-01T{10 + self.n // 3600 % 12:02d}:{self.n // 60 % 60:02d}:{self.n % 60:02d}.000Z",
-        }
-        if kind == "assistant":
-            obj["requestId"] = f"req_{self.n}"
-        self.last = u
-        return orjson.dumps(obj) + b"\n"
-
-    def _turn(self) -> bytes:
-        prompt = f"step {self.n}: look at the parser and tell me what the hook costs"
-        answer = {
-            "id": f"msg_{uuid.uuid4().hex[:20]}",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": f"done with step {self.n}; the tests pass"}],
-            "usage": {"input_tokens": 3, "output_tokens": 7},
-        }
-        return self._line("user", {"role": "user", "content": prompt}) + self._line(
-            "assistant", answer
-        )
+        super().__init__(projects, CWD, version="2.1.332")
+        for _ in range(messages // 2):
+            self.append_turn()
 
     def append_turn(self) -> None:
-        with self.path.open("ab") as f:
-            f.write(self._turn())
+        prompt = f"step {self.n}: look at the parser and tell me what the hook costs"
+        self.turn(prompt, f"done with step {self.n}; the tests pass")
 
     def payload(self) -> bytes:
-        return orjson.dumps(
-            {
-                "session_id": self.id,
-                "transcript_path": str(self.path),
-                "cwd": CWD,
-                "hook_event_name": "Stop",
-            }
-        )
+        return orjson.dumps(self.hook_input())
 
 
 def timed(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> float:
@@ -116,8 +63,8 @@ def stats(seconds: list[float]) -> dict[str, float]:
     ms = [s * 1000 for s in seconds]
     return {
         "n": len(ms),
-        "p50_ms": ib.percentile(ms, 50),
-        "p99_ms": ib.percentile(ms, 99),
+        "p50_ms": harness.percentile(ms, 50),
+        "p99_ms": harness.percentile(ms, 99),
         "max_ms": max(ms),
     }
 
@@ -130,16 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--no-index", action="store_true", help="no search index: the hook only captures"
     )
-    ap.add_argument("--out", type=Path, default=HERE / "out", help="where hook.json goes")
+    ap.add_argument("--out", type=Path, default=harness.OUT, help="where hook.json goes")
     ap.add_argument("--workdir", type=Path, default=None, help="temp dirs here (default: system)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args(argv)
 
     base = Path(tempfile.mkdtemp(prefix="lazy-bench-hook-", dir=args.workdir))
     try:
-        env = ib.isolated_env(base, base / "lazy")
+        env = harness.isolated_env(base, base / "lazy")
         projects = base / "claude-projects"
-        lazy = ib.lazy_command()
+        lazy = harness.lazy_command()
         hook = [*lazy, "capture", "--hook"]
         sessions = {
             f"turn appended to a {args.small:,}-message session": Transcript(projects, args.small),
@@ -168,15 +115,14 @@ def main(argv: list[str] | None = None) -> int:
         failures = [str(p) for p in check if p.exists()]
         render(results, args, failures)
         report = {
-            "env": ib.machine_info(),
+            "env": harness.machine_info(),
             "reps": args.reps,
             "index": not args.no_index,
             "results": results,
             "hook_failures_logged": failures,
         }
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "hook.json").write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-        console.print(f"[dim]figures in {args.out / 'hook.json'}[/dim]")
+        path = harness.write_report(args.out, "hook", report)
+        console.print(f"[dim]figures in {path}[/dim]")
     finally:
         if args.keep:
             console.print(f"[dim]kept {base}[/dim]")
@@ -189,23 +135,14 @@ def render(
     results: dict[str, dict[str, float]], args: argparse.Namespace, failures: list[str]
 ) -> None:
     floor = results["python -c pass (the floor)"]["p50_ms"]
-    t = Table(title=f"lazy capture --hook, wall time ({args.reps} runs each"
-              f"{', no index' if args.no_index else ', index in use'})")  # fmt: skip
-    t.add_column("case")
-    t.add_column("p50 ms", justify="right")
-    t.add_column("p99 ms", justify="right")
-    t.add_column("max ms", justify="right")
-    t.add_column("p50 ÷ floor", justify="right")
+    title = (f"lazy capture --hook, wall time ({args.reps} runs each"
+             f"{', no index' if args.no_index else ', index in use'})")  # fmt: skip
+    rows = []
     for name, r in results.items():
         ratio = r["p50_ms"] / floor if floor else None
-        t.add_row(
-            name,
-            ib.fmt(r["p50_ms"]),
-            ib.fmt(r["p99_ms"]),
-            ib.fmt(r["max_ms"]),
-            ib.fmt(ratio, ".1f", "×"),
-        )
-    console.print(t)
+        rows.append([name, fmt(r["p50_ms"]), fmt(r["p99_ms"]), fmt(r["max_ms"]),
+                     fmt(ratio, ".1f", "×")])  # fmt: skip
+    table(title, ("case", "p50 ms", "p99 ms", "max ms", "p50 ÷ floor"), rows, right=1)
     if failures:
         console.print(f"[red]the hook logged failures: {', '.join(failures)}[/red]")
 

@@ -1,6 +1,6 @@
 """Import benchmark: figures for lazy's Claude Code import, with baselines side by side.
 
-    python bench/import.py [--size 1GB] [--out bench/out] [--reps 20] [--profile]
+    python -m bench.import [--size 1GB] [--out bench/out] [--reps 20] [--profile]
                            [--tools claude,codex,opencode]
 
 Measures, in one run (prints figures and ratios, asserts nothing):
@@ -26,213 +26,41 @@ throughput within 1.5x of Claude's.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import platform
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-import psutil
-from rich.console import Console
-from rich.table import Table
-
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-
-import agents_corpus  # noqa: E402  (bench/ is not a package)
-import corpus  # noqa: E402
+from bench import agents_corpus, corpus, harness
+from bench.harness import (
+    console,
+    drop_caches,
+    ensure_rg,
+    fmt,
+    isolated_env,
+    jsonl_files,
+    lazy_command,
+    machine_info,
+    mb,
+    parse_json,
+    percentile,
+    run_child,
+    table,
+    targets,
+    verdict,
+    workdir,
+)
 
 TARGET_MBPS = 100.0
 TARGET_APPEND_MS = 50.0
 MEMORY_GROWTH_OK = 1.25  # full/small peak RSS ratio still read as "independent of size"
 TARGET_TOOL_RATIO = 1.5  # Codex / OpenCode import within 1.5x of Claude's MB/s
 TOOLS = ("claude", "codex", "opencode")
-
-console = Console()
-if not console.is_terminal:  # piped to a file or CI log: do not squeeze the tables into 80 columns
-    console = Console(width=160)
-
-
-# --------------------------------------------------------------------------------------------------
-# helpers
-
-
-def lazy_command() -> list[str]:
-    """The ``lazy`` CLI of the interpreter running this script."""
-    script = Path(sys.executable).parent / "lazy"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "import sys; from lazy.cli.main import main; sys.exit(main())"]
-
-
-def mb(n: float) -> float:
-    return n / 1e6
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100)."""
-    s = sorted(values)
-    if not s:
-        return float("nan")
-    k = max(0, min(len(s) - 1, round(p / 100 * len(s) + 0.5) - 1))
-    return s[k]
-
-
-def jsonl_files(projects: Path) -> list[Path]:
-    return sorted(projects.rglob("*.jsonl"))
-
-
-def drop_caches() -> bool:
-    """Drop the page cache (root, and only where the kernel lets us). True if it worked."""
-    try:
-        os.sync()
-        with open("/proc/sys/vm/drop_caches", "w") as fh:
-            fh.write("3\n")
-        return True
-    except OSError:
-        return False
-
-
-def ensure_rg() -> str | None:
-    rg = shutil.which("rg")
-    if rg or os.geteuid() != 0 or not shutil.which("apt-get"):
-        return rg
-    console.print("[dim]ripgrep missing: apt-get install -y ripgrep[/dim]")
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True, timeout=600)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "ripgrep"],
-            check=False,
-            capture_output=True,
-            timeout=600,
-        )
-    return shutil.which("rg")
-
-
-@contextlib.contextmanager
-def workdir(base: str | None, keep: bool) -> Iterator[Path]:
-    d = Path(tempfile.mkdtemp(prefix="lazy-bench-", dir=base))
-    try:
-        yield d
-    finally:
-        if keep:
-            console.print(f"[dim]kept {d}[/dim]")
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-
-
-def isolated_env(base: Path, home: Path) -> dict[str, str]:
-    """The environment of a timed lazy child: its store in ``home`` and every agent's default
-    location (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME) in empty dirs under ``base``,
-    so only the generated corpus is read, never this machine's own history."""
-    empty = base / "empty"
-    for sub in ("home", "claude", "codex", "xdg"):
-        (empty / sub).mkdir(parents=True, exist_ok=True)
-    return dict(
-        os.environ,
-        LAZY_HOME=str(home),
-        HOME=str(empty / "home"),
-        CLAUDE_CONFIG_DIR=str(empty / "claude"),
-        CODEX_HOME=str(empty / "codex"),
-        XDG_DATA_HOME=str(empty / "xdg"),
-    )
-
-
-# --------------------------------------------------------------------------------------------------
-# child process runs with peak memory
-
-
-@dataclass
-class ChildRun:
-    argv: list[str]
-    returncode: int
-    seconds: float
-    maxrss_bytes: int  # the child's ru_maxrss (wait4)
-    cpu_seconds: float  # user + system CPU of the child (wait4)
-    tree_rss_peak_bytes: int  # sampled sum over the child's process tree
-    stdout: str
-    stderr_tail: str
-
-
-def run_child(argv: list[str], env: dict[str, str], timeout: float) -> ChildRun:
-    """Run ``argv``; wall time, ru_maxrss of that child alone (wait4) and sampled tree RSS."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
-        peak = 0
-        done = threading.Event()
-
-        def sample() -> None:
-            nonlocal peak
-            try:
-                p = psutil.Process(proc.pid)
-            except psutil.Error:
-                return
-            while not done.is_set():
-                try:
-                    total = p.memory_info().rss
-                    for c in p.children(recursive=True):
-                        with contextlib.suppress(psutil.Error):
-                            total += c.memory_info().rss
-                    peak = max(peak, total)
-                except psutil.Error:
-                    return
-                done.wait(0.02)
-
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        deadline = t0 + timeout
-        status, usage = 0, None
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                _, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
-        seconds = time.perf_counter() - t0
-        done.set()
-        sampler.join()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout = out.read().decode(errors="replace")
-        stderr = err.read().decode(errors="replace")
-    return ChildRun(
-        argv=argv,
-        returncode=proc.returncode,
-        seconds=seconds,
-        maxrss_bytes=usage.ru_maxrss * 1024 if usage else 0,  # Linux: KiB
-        cpu_seconds=usage.ru_utime + usage.ru_stime if usage else 0.0,
-        tree_rss_peak_bytes=peak,
-        stdout=stdout,
-        stderr_tail=stderr[-3000:],
-    )
-
-
-def parse_json(text: str) -> Any:
-    with contextlib.suppress(orjson.JSONDecodeError):
-        return orjson.loads(text)
-    start = text.find("{")
-    if start >= 0:
-        with contextlib.suppress(orjson.JSONDecodeError):
-            return orjson.loads(text[start:])
-    return None
-
 
 # --------------------------------------------------------------------------------------------------
 # full import
@@ -333,19 +161,9 @@ def full_import(
             f"{info.stats.user_lines}[/yellow]"
         )
     env = isolated_env(base, home)
-    argv = [
-        *lazy_command(),
-        "import-conversation",
-        "--all",
-        "--yes",
-        "--all-projects",
-        "--source",
-        str(info.projects_dir),
-        "--json",
-    ]
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
     res.load_before = os.getloadavg()[0]
-    run = run_child(argv, env, timeout)
+    run = harness.import_history(info.projects_dir, env, timeout)
     res.seconds = run.seconds
     res.cpu_seconds = run.cpu_seconds
     res.mb_per_cpu_s = mb(nbytes) / run.cpu_seconds if run.cpu_seconds else 0.0
@@ -353,33 +171,17 @@ def full_import(
     res.peak_rss_bytes = run.maxrss_bytes
     res.tree_rss_peak_bytes = run.tree_rss_peak_bytes
     res.mb_per_s = mb(nbytes) / run.seconds if run.seconds else 0.0
-    res.store_bytes = sum(f.stat().st_size for f in home.rglob("*") if f.is_file())
+    res.store_bytes = harness.dir_size(home)
     if run.returncode != 0:
         res.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
         console.print(f"  [red]import failed[/red] ({res.error[:400]})")
-    report = parse_json(run.stdout)
-    if isinstance(report, dict):
-        if isinstance(report.get("messages_added"), int):
-            res.messages_added_reported = report["messages_added"]
-        for key in ("imported", "skipped", "quarantined"):
-            v = report.get(key)
-            if isinstance(v, list):
-                setattr(res, key, len(v))
-            elif isinstance(v, int):
-                setattr(res, key, v)
+    read_report(res, parse_json(run.stdout))
     # message count as the store sees it
     conv = run_child([*lazy_command(), "conversations", "--all-projects", "--json"], env, timeout)
     res.conversations_seconds = conv.seconds
-    listing = parse_json(conv.stdout)
-    if isinstance(listing, dict) and isinstance(listing.get("builders"), list):
-        builders = listing["builders"]
-        res.builders = len(builders)
-        res.messages = sum(int(b.get("message_count") or 0) for b in builders) + sum(
-            int(sc.get("message_count") or 0)
-            for b in builders
-            for sc in (b.get("sidechains") or [])
-            if isinstance(sc, dict)
-        )
+    counted = listed_messages(parse_json(conv.stdout))
+    if counted is not None:
+        res.builders, res.messages = counted
         res.messages_source = "lazy conversations (builders + sidechains)"
     elif res.messages_added_reported is not None:
         res.messages = res.messages_added_reported
@@ -387,8 +189,8 @@ def full_import(
     if res.messages is not None and run.seconds:
         res.messages_per_s = res.messages / run.seconds
     if memory:
-        res.memory = memory_import(
-            "claude", info.projects_dir, nbytes, base, label, timeout, expected=None
+        res.memory = tool_import(
+            "mem", "claude", info.projects_dir, nbytes, base, label, timeout, expected=None
         )
     if profile is not None and run.returncode == 0:
         profile_import(info.projects_dir, base / f"home-{label}-profile", profile, timeout)
@@ -396,6 +198,34 @@ def full_import(
         shutil.rmtree(cdir, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
     return res
+
+
+def read_report(res: FullImport, report: Any) -> None:
+    """The counts of ``lazy import-conversation --json``'s report."""
+    if not isinstance(report, dict):
+        return
+    if isinstance(report.get("messages_added"), int):
+        res.messages_added_reported = report["messages_added"]
+    for key in ("imported", "skipped", "quarantined"):
+        v = report.get(key)
+        if isinstance(v, list):
+            setattr(res, key, len(v))
+        elif isinstance(v, int):
+            setattr(res, key, v)
+
+
+def listed_messages(listing: Any) -> tuple[int, int] | None:
+    """Builders and messages of a ``lazy conversations --json`` listing (the Builders' messages
+    and their sidechains'), or None if it is not one."""
+    if not isinstance(listing, dict) or not isinstance(listing.get("builders"), list):
+        return None
+    builders = listing["builders"]
+    return len(builders), sum(int(b.get("message_count") or 0) for b in builders) + sum(
+        int(sc.get("message_count") or 0)
+        for b in builders
+        for sc in (b.get("sidechains") or [])
+        if isinstance(sc, dict)
+    )
 
 
 def profile_import(projects: Path, home: Path, out: Path, timeout: float) -> None:
@@ -458,7 +288,7 @@ def _timed(
     out.mb_per_s = mb(nbytes) / run.seconds if run.seconds else 0.0
     out.peak_rss_bytes = run.maxrss_bytes
     out.tree_rss_peak_bytes = run.tree_rss_peak_bytes
-    out.store_bytes = sum(f.stat().st_size for f in home.rglob("*") if f.is_file())
+    out.store_bytes = harness.dir_size(home)
     if run.returncode != 0:
         out.error = f"exit {run.returncode}: {run.stderr_tail.strip()[-1500:]}"
         console.print(f"  [red]{command} failed[/red] ({out.error[:400]})")
@@ -472,19 +302,12 @@ def count_messages(env: dict[str, str], tool: str, timeout: float) -> int | None
         env,
         timeout,
     )
-    listing = parse_json(conv.stdout)
-    if not isinstance(listing, dict) or not isinstance(listing.get("builders"), list):
-        return None
-    builders = listing["builders"]
-    return sum(int(b.get("message_count") or 0) for b in builders) + sum(
-        int(sc.get("message_count") or 0)
-        for b in builders
-        for sc in (b.get("sidechains") or [])
-        if isinstance(sc, dict)
-    )
+    counted = listed_messages(parse_json(conv.stdout))
+    return counted[1] if counted is not None else None
 
 
-def conversations_import(
+def tool_import(
+    kind: str,
     tool: str,
     source: Path,
     nbytes: int,
@@ -493,42 +316,27 @@ def conversations_import(
     timeout: float,
     expected: int | None,
 ) -> ToolRun:
-    home = base / f"home-{tool}-{label}-conv"
+    """One timed import of ``tool``'s history into a fresh store: ``kind`` ``conv`` is ``lazy
+    import-conversation`` (items: the messages stored), ``mem`` the per-message memory import
+    ``lazy import <tool>`` (items: the memories inserted)."""
+    home = base / f"home-{tool}-{label}-{kind}"
     env = isolated_env(base, home)
-    argv = [*lazy_command(), "import-conversation", "--tool", tool, "--all", "--yes"]
-    argv += ["--all-projects", "--source", str(source), "--json"]
-    console.print(f"  lazy import-conversation --tool {tool} … (LAZY_HOME={home})")
-    run, _ = _timed(f"import-conversation --tool {tool}", argv, env, nbytes, home, timeout)
+    if kind == "conv":
+        command = f"import-conversation --tool {tool}"
+        args = ["--all", "--yes", "--all-projects", "--source", str(source), "--json"]
+    else:
+        command = f"import {tool}"
+        args = ["--source", str(source), "--include-temp-cwd", "--include-trivial", "--json"]
+    console.print(f"  lazy {command} … (LAZY_HOME={home})")
+    argv = [*lazy_command(), *command.split(), *args]
+    run, report = _timed(command, argv, env, nbytes, home, timeout)
     run.items_expected = expected
-    if run.returncode == 0:
+    if kind == "conv" and run.returncode == 0:
         run.items = count_messages(env, tool, timeout)
-        if run.items is not None and run.seconds:
-            run.items_per_s = run.items / run.seconds
-    shutil.rmtree(home, ignore_errors=True)
-    return run
-
-
-def memory_import(
-    tool: str,
-    source: Path,
-    nbytes: int,
-    base: Path,
-    label: str,
-    timeout: float,
-    expected: int | None,
-) -> ToolRun:
-    """``lazy import <tool>``: the per-message memory import, in a fresh store."""
-    home = base / f"home-{tool}-{label}-mem"
-    env = isolated_env(base, home)
-    argv = [*lazy_command(), "import", tool, "--source", str(source), "--include-temp-cwd"]
-    argv += ["--include-trivial", "--json"]
-    console.print(f"  lazy import {tool} … (LAZY_HOME={home})")
-    run, report = _timed(f"import {tool}", argv, env, nbytes, home, timeout)
-    run.items_expected = expected
-    if isinstance(report, dict) and isinstance(report.get("inserted"), int):
+    elif kind == "mem" and isinstance(report, dict) and isinstance(report.get("inserted"), int):
         run.items = report["inserted"]
-        if run.seconds:
-            run.items_per_s = run.items / run.seconds
+    if run.items is not None and run.seconds:
+        run.items_per_s = run.items / run.seconds
     shutil.rmtree(home, ignore_errors=True)
     return run
 
@@ -558,12 +366,12 @@ def agent_import(
         bytes_definition=what,
         corpus=info.to_dict(),
         gen_seconds=info.seconds,
-        conversations=conversations_import(
-            tool, info.source, nbytes, base, "full", timeout, info.stats.messages
+        conversations=tool_import(
+            "conv", tool, info.source, nbytes, base, "full", timeout, info.stats.messages
         ),
     )
-    res.memories = memory_import(
-        tool, info.source, nbytes, base, "full", timeout, info.stats.memories
+    res.memories = tool_import(
+        "mem", tool, info.source, nbytes, base, "full", timeout, info.stats.memories
     )
     for run, what in ((res.conversations, "messages"), (res.memories, "memories")):
         if run.items is not None and run.items != run.items_expected:
@@ -643,6 +451,22 @@ class Incremental:
     error: str | None = None
 
 
+# a session's first capture, in a child: argv[1] the store's home, argv[2] the session file
+FIRST_CAPTURE = (
+    "import sys, time, orjson\n"
+    "from pathlib import Path\n"
+    "from lazy.store import Store\n"
+    "from lazy.capture.source_file import capture_file\n"
+    "store = Store.open(Path(sys.argv[1]))\n"
+    "t0 = time.perf_counter()\n"
+    "r = capture_file(store, Path(sys.argv[2]))\n"
+    "dt = time.perf_counter() - t0\n"
+    "store.close()\n"
+    "print(orjson.dumps({'seconds': dt, 'messages_added': r.messages_added,"
+    " 'status': r.status}).decode())\n"
+)
+
+
 def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incremental:
     res = Incremental(label=label, session_bytes=0, reps=reps)
     try:
@@ -665,21 +489,8 @@ def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incr
     res.session_bytes = path.stat().st_size
     try:
         # the first capture runs in a child, for its peak memory on one big file
-        code = (
-            "import sys, time, orjson\n"
-            "from pathlib import Path\n"
-            "from lazy.store import Store\n"
-            "from lazy.capture.source_file import capture_file\n"
-            "store = Store.open(Path(sys.argv[1]))\n"
-            "t0 = time.perf_counter()\n"
-            "r = capture_file(store, Path(sys.argv[2]))\n"
-            "dt = time.perf_counter() - t0\n"
-            "store.close()\n"
-            "print(orjson.dumps({'seconds': dt, 'messages_added': r.messages_added,"
-            " 'status': r.status}).decode())\n"
-        )
         child = run_child(
-            [sys.executable, "-c", code, str(home), str(path)], dict(os.environ), 7200
+            [sys.executable, "-c", FIRST_CAPTURE, str(home), str(path)], dict(os.environ), 7200
         )
         first = parse_json(child.stdout)
         if child.returncode != 0 or not isinstance(first, dict):
@@ -730,146 +541,28 @@ def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incr
 # report
 
 
-def fmt(v: float | None, spec: str = ".1f", unit: str = "") -> str:
-    if v is None:
-        return "—"
-    return f"{v:{spec}}{unit}"
-
-
-def verdict(ok: bool | None) -> str:
-    if ok is None:
-        return "[dim]n/a[/dim]"
-    return "[green]met[/green]" if ok else "[red]missed[/red]"
-
-
 def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]) -> None:
-    t = Table(title="Full import: lazy import-conversation --all --yes --all-projects --json")
-    for col in (
-        "corpus",
-        "files",
-        "lines",
-        "largest file",
-        "gen s",
-        "import s",
-        "MB/s",
-        "CPU s",
-        "MB/CPU-s",
-        "messages",
-        "msg/s",
-        "peak RSS",
-        "tree RSS",
-        "store",
-        "exit",
-    ):
-        t.add_column(col, justify="right")
-    for f in fulls:
-        c = f.corpus
-        t.add_row(
-            f"{f.label} {corpus.format_size(c['bytes_on_disk'])}",
-            str(c["files"]),
-            f"{c['lines']:,}",
-            corpus.format_size(c.get("largest_file_bytes", 0)),
-            fmt(f.gen_seconds),
-            fmt(f.seconds, ".2f"),
-            fmt(f.mb_per_s),
-            fmt(f.cpu_seconds, ".1f"),
-            fmt(f.mb_per_cpu_s),
-            f"{f.messages:,}" if f.messages is not None else "—",
-            fmt(f.messages_per_s, ",.0f"),
-            corpus.format_size(f.peak_rss_bytes),
-            corpus.format_size(f.tree_rss_peak_bytes),
-            corpus.format_size(f.store_bytes),
-            str(f.returncode),
-        )
-    console.print(t)
-
-    b = Table(title="Baselines over the same .jsonl files (ratio = lazy import time / baseline)")
-    for col in ("corpus", "tool", "seconds", "MB/s", "lazy ÷ tool"):
-        b.add_column(col, justify="right")
-    for f in fulls:
-        for name, fig in f.baselines.items():
-            ratio = f.seconds / fig["seconds"] if fig["seconds"] and f.seconds else None
-            tool = {
-                "cat_cold": "cat (cold cache)",
-                "cat_warm": "cat (page cache)",
-                "rg": 'rg -c \'"type":"user"\'',
-            }[name]
-            b.add_row(
-                f.label, tool, fmt(fig["seconds"], ".3f"), fmt(fig["mb_per_s"]), fmt(ratio, ".1f")
-            )
-    console.print(b)
-
-    i = Table(title="Capture of one appended turn (in-process capture_file)")
-    for col in (
-        "session",
-        "initial capture",
-        "initial MB/s",
-        "initial peak RSS",
-        "reps",
-        "median ms",
-        "p95 ms",
-        "max ms",
-        "appended B",
-        "bytes_read",
-        "msgs added",
-    ):
-        i.add_column(col, justify="right")
+    table(
+        "Full import: lazy import-conversation --all --yes --all-projects --json",
+        ("corpus", "files", "lines", "largest file", "gen s", "import s", "MB/s", "CPU s",
+         "MB/CPU-s", "messages", "msg/s", "peak RSS", "tree RSS", "store", "exit"),
+        [full_row(f) for f in fulls],
+    )  # fmt: skip
+    table(
+        "Baselines over the same .jsonl files (ratio = lazy import time / baseline)",
+        ("corpus", "tool", "seconds", "MB/s", "lazy ÷ tool"),
+        [row for f in fulls for row in baseline_rows(f)],
+    )
+    table(
+        "Capture of one appended turn (in-process capture_file)",
+        ("session", "initial capture", "initial MB/s", "initial peak RSS", "reps", "median ms",
+         "p95 ms", "max ms", "appended B", "bytes_read", "msgs added"),
+        [incremental_row(r) for r in incs],
+    )  # fmt: skip
     for r in incs:
-        i.add_row(
-            f"{r.label} ({corpus.format_size(r.session_bytes)})",
-            fmt(r.initial_seconds, ".2f", " s"),
-            fmt(r.initial_mb_per_s),
-            corpus.format_size(r.initial_peak_rss_bytes) if r.initial_peak_rss_bytes else "—",
-            str(len(r.times_ms)),
-            fmt(r.median_ms, ".1f"),
-            fmt(r.p95_ms, ".1f"),
-            fmt(r.max_ms, ".1f"),
-            fmt(r.appended_bytes_avg, ",.0f"),
-            fmt(r.bytes_read_avg, ",.0f"),
-            fmt(r.messages_added_avg, ".1f"),
-        )
         if r.error:
             console.print(f"[red]{r.label}: {r.error}[/red]")
-    console.print(i)
-
-    g = Table(title="Targets (reported, never asserted)")
-    for col in ("target", "measured", "verdict"):
-        g.add_column(col)
-    full = fulls[-1] if fulls else None
-    if full:
-        ok = full.mb_per_s >= TARGET_MBPS if full.returncode == 0 else None
-        g.add_row(
-            f"full import ≥ {TARGET_MBPS:.0f} MB/s", fmt(full.mb_per_s, ".1f", " MB/s"), verdict(ok)
-        )
-    worst = [r.p95_ms for r in incs if r.p95_ms is not None]
-    g.add_row(
-        f"appended turn ≤ {TARGET_APPEND_MS:.0f} ms whatever the session size (p95)",
-        ", ".join(f"{r.label}: {fmt(r.p95_ms, '.1f', ' ms')}" for r in incs),
-        verdict(max(worst) <= TARGET_APPEND_MS if worst and len(worst) == len(incs) else None),
-    )
-    ok_fulls = [f for f in fulls if f.returncode == 0 and f.peak_rss_bytes]
-    if len(ok_fulls) >= 2:
-        small, big = ok_fulls[0], ok_fulls[-1]
-        ratio = big.peak_rss_bytes / small.peak_rss_bytes
-        floor = env.get("floor_rss_bytes") or 0
-        above = ""
-        if floor and small.peak_rss_bytes > floor:
-            above = (
-                f"; above the {corpus.format_size(floor)} floor: "
-                f"{corpus.format_size(small.peak_rss_bytes - floor)} vs "
-                f"{corpus.format_size(big.peak_rss_bytes - floor)}"
-            )
-        g.add_row(
-            "peak memory independent of corpus size",
-            f"{corpus.format_size(small.peak_rss_bytes)} @ "
-            f"{corpus.format_size(small.corpus['bytes_on_disk'])} vs "
-            f"{corpus.format_size(big.peak_rss_bytes)} @ "
-            f"{corpus.format_size(big.corpus['bytes_on_disk'])} (×{ratio:.2f}){above}",
-            verdict(ratio <= MEMORY_GROWTH_OK),
-        )
-    else:
-        g.add_row("peak memory independent of corpus size", "—", verdict(None))
-    console.print(g)
+    targets(target_rows(fulls, incs, env))
     console.print(
         f"[dim]{env['cpu_count']} CPUs, Python {env['python']}, {env['platform']}; "
         "import runs on a warm page cache (cat cold shows the disk when the cache could be "
@@ -885,15 +578,108 @@ def render(fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
         )
 
 
+def full_row(f: FullImport) -> list[str]:
+    c = f.corpus
+    return [
+        f"{f.label} {corpus.format_size(c['bytes_on_disk'])}",
+        str(c["files"]),
+        f"{c['lines']:,}",
+        corpus.format_size(c.get("largest_file_bytes", 0)),
+        fmt(f.gen_seconds),
+        fmt(f.seconds, ".2f"),
+        fmt(f.mb_per_s),
+        fmt(f.cpu_seconds, ".1f"),
+        fmt(f.mb_per_cpu_s),
+        f"{f.messages:,}" if f.messages is not None else "—",
+        fmt(f.messages_per_s, ",.0f"),
+        corpus.format_size(f.peak_rss_bytes),
+        corpus.format_size(f.tree_rss_peak_bytes),
+        corpus.format_size(f.store_bytes),
+        str(f.returncode),
+    ]
+
+
+BASELINES = {"cat_cold": "cat (cold cache)", "cat_warm": "cat (page cache)",
+             "rg": 'rg -c \'"type":"user"\''}  # fmt: skip
+
+
+def baseline_rows(f: FullImport) -> list[list[str]]:
+    rows = []
+    for name, fig in f.baselines.items():
+        ratio = f.seconds / fig["seconds"] if fig["seconds"] and f.seconds else None
+        rows.append([f.label, BASELINES[name], fmt(fig["seconds"], ".3f"), fmt(fig["mb_per_s"]),
+                     fmt(ratio, ".1f")])  # fmt: skip
+    return rows
+
+
+def incremental_row(r: Incremental) -> list[str]:
+    return [
+        f"{r.label} ({corpus.format_size(r.session_bytes)})",
+        fmt(r.initial_seconds, ".2f", " s"),
+        fmt(r.initial_mb_per_s),
+        corpus.format_size(r.initial_peak_rss_bytes) if r.initial_peak_rss_bytes else "—",
+        str(len(r.times_ms)),
+        fmt(r.median_ms, ".1f"),
+        fmt(r.p95_ms, ".1f"),
+        fmt(r.max_ms, ".1f"),
+        fmt(r.appended_bytes_avg, ",.0f"),
+        fmt(r.bytes_read_avg, ",.0f"),
+        fmt(r.messages_added_avg, ".1f"),
+    ]
+
+
+def target_rows(
+    fulls: list[FullImport], incs: list[Incremental], env: dict[str, Any]
+) -> list[list[str]]:
+    rows = []
+    full = fulls[-1] if fulls else None
+    if full:
+        ok = full.mb_per_s >= TARGET_MBPS if full.returncode == 0 else None
+        rows.append([f"full import ≥ {TARGET_MBPS:.0f} MB/s", fmt(full.mb_per_s, ".1f", " MB/s"),
+                     verdict(ok)])  # fmt: skip
+    worst = [r.p95_ms for r in incs if r.p95_ms is not None]
+    rows.append([
+        f"appended turn ≤ {TARGET_APPEND_MS:.0f} ms whatever the session size (p95)",
+        ", ".join(f"{r.label}: {fmt(r.p95_ms, '.1f', ' ms')}" for r in incs),
+        verdict(max(worst) <= TARGET_APPEND_MS if worst and len(worst) == len(incs) else None),
+    ])  # fmt: skip
+    rows.append(memory_target(fulls, env))
+    return rows
+
+
+def memory_target(fulls: list[FullImport], env: dict[str, Any]) -> list[str]:
+    what = "peak memory independent of corpus size"
+    ok_fulls = [f for f in fulls if f.returncode == 0 and f.peak_rss_bytes]
+    if len(ok_fulls) < 2:
+        return [what, "—", verdict(None)]
+    small, big = ok_fulls[0], ok_fulls[-1]
+    ratio = big.peak_rss_bytes / small.peak_rss_bytes
+    floor = env.get("floor_rss_bytes") or 0
+    above = ""
+    if floor and small.peak_rss_bytes > floor:
+        above = (
+            f"; above the {corpus.format_size(floor)} floor: "
+            f"{corpus.format_size(small.peak_rss_bytes - floor)} vs "
+            f"{corpus.format_size(big.peak_rss_bytes - floor)}"
+        )
+    measured = (
+        f"{corpus.format_size(small.peak_rss_bytes)} @ "
+        f"{corpus.format_size(small.corpus['bytes_on_disk'])} vs "
+        f"{corpus.format_size(big.peak_rss_bytes)} @ "
+        f"{corpus.format_size(big.corpus['bytes_on_disk'])} (×{ratio:.2f}){above}"
+    )
+    return [what, measured, verdict(ratio <= MEMORY_GROWTH_OK)]
+
+
 def tool_verdict(r: ToolImport) -> str:
     if r.tool == "claude":
         return "[dim]baseline[/dim]"
     return verdict(r.within_target)
 
 
-def render_tools(rows: list[ToolImport]) -> None:
+def render_tools(rows_in: list[ToolImport]) -> None:
     """Per tool, beside Claude: the conversations import, then the memory import."""
-    claude = next((r for r in rows if r.tool == "claude"), None)
+    claude = next((r for r in rows_in if r.tool == "claude"), None)
     for title, pick, ratio_of, what in (
         (
             "Per tool: lazy import-conversation --tool T --all --yes --all-projects --json",
@@ -908,14 +694,12 @@ def render_tools(rows: list[ToolImport]) -> None:
             "memories",
         ),
     ):
-        t = Table(title=title)
         cols = ["tool", "source MB", "seconds", "MB/s", "MB/CPU-s", what, f"{what}/s", "peak RSS"]
         cols.append("MB/s ÷ Claude")
         if what == "messages":  # the target is on the conversations import
             cols.append(f"within {TARGET_TOOL_RATIO:g}x of Claude")
-        for col in cols:
-            t.add_column(col, justify="right")
-        for r in rows:
+        rows = []
+        for r in rows_in:
             run = pick(r)
             if run is None:
                 continue
@@ -923,7 +707,7 @@ def render_tools(rows: list[ToolImport]) -> None:
             if run.items_expected is not None and run.items != run.items_expected:
                 items += f" [yellow](wrote {run.items_expected:,})[/yellow]"
             failed = run.returncode not in (0, None)
-            t.add_row(
+            rows.append([
                 r.tool,
                 fmt(mb(r.source_bytes), ".1f"),
                 fmt(run.seconds, ".2f"),
@@ -934,8 +718,8 @@ def render_tools(rows: list[ToolImport]) -> None:
                 corpus.format_size(run.peak_rss_bytes),
                 fmt(ratio_of(r), ".2f"),
                 *([tool_verdict(r)] if what == "messages" else []),
-            )
-        console.print(t)
+            ])  # fmt: skip
+        table(title, cols, rows)
     if claude is None:
         console.print("[dim]Claude was not run (--tools): no ratio to its figure. [/dim]", end="")
     console.print(
@@ -948,21 +732,7 @@ def render_tools(rows: list[ToolImport]) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def machine_info() -> dict[str, Any]:
-    """What a benchmark's figures were taken on (its ``env``; loadavg_end is added at the end)."""
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "sqlite": sqlite3.sqlite_version,
-        "cpu_count": os.cpu_count(),
-        "memory_bytes": psutil.virtual_memory().total,
-        "lazy": " ".join(lazy_command()),
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "loadavg_start": os.getloadavg(),
-    }
-
-
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--size", default="1GB", help="full corpus size (default 1GB)")
     ap.add_argument(
@@ -971,8 +741,6 @@ def main(argv: list[str] | None = None) -> int:
         default=0.25,
         help="second, smaller corpus for the memory comparison (default 0.25; 0 = skip)",
     )
-    ap.add_argument("--out", type=Path, default=HERE / "out", help="where import.json goes")
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--largest-session",
         default="40MB",
@@ -985,9 +753,6 @@ def main(argv: list[str] | None = None) -> int:
         default="1MB,500MB",
         help="session sizes for the appended-turn figure (default 1MB,500MB)",
     )
-    ap.add_argument("--workdir", default=None, help="parent of the temp dir (default: system tmp)")
-    ap.add_argument("--timeout", type=float, default=3600, help="per lazy run, seconds")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
     ap.add_argument("--skip-full", action="store_true", help="skip the full-import runs")
     ap.add_argument("--skip-incremental", action="store_true")
     ap.add_argument(
@@ -1001,8 +766,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run the full import once under cProfile (not timed); keeps out/import.prof",
     )
-    args = ap.parse_args(argv)
+    harness.common_args(ap, "import")
+    return ap
 
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
+    args = ap.parse_args(argv)
     size = corpus.parse_size(args.size)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = [t for t in tools if t not in TOOLS]
@@ -1014,10 +784,6 @@ def main(argv: list[str] | None = None) -> int:
     rg = ensure_rg()
     if not rg:
         console.print("[yellow]ripgrep not found: the rg baseline is skipped[/yellow]")
-
-    fulls: list[FullImport] = []
-    incs: list[Incremental] = []
-    per_tool: list[ToolImport] = []
     with workdir(args.workdir, args.keep) as base:
         # the interpreter + lazy floor: listing an empty store
         floor = run_child(
@@ -1026,46 +792,59 @@ def main(argv: list[str] | None = None) -> int:
             args.timeout,
         )
         env_info["floor_rss_bytes"] = floor.maxrss_bytes if floor.returncode == 0 else None
-        if not args.skip_full and "claude" in tools:
-            plan = []
-            if args.small_fraction > 0:
-                plan.append(("small", int(size * args.small_fraction)))
-            plan.append(("full", size))
-            for label, n in plan:
-                prof = args.out / "import.prof" if args.profile and label == "full" else None
-                fulls.append(
-                    full_import(
-                        label,
-                        n,
-                        args.seed,
-                        base,
-                        rg,
-                        args.timeout,
-                        args.keep,
-                        largest,
-                        prof,
-                        memory=label == "full",
-                    )
-                )
-                if fulls[-1].label == "full":
-                    per_tool.append(claude_row(fulls[-1]))
-        if not args.skip_full:
-            for tool in tools:
-                if tool != "claude":
-                    per_tool.append(
-                        agent_import(tool, size, args.seed, base, args.timeout, args.keep, largest)
-                    )
-            compare_to_claude(per_tool)
+        fulls, per_tool = full_imports(args, tools, size, largest, rg, base)
+        incs: list[Incremental] = []
         if not args.skip_incremental and "claude" in tools:
             for text in args.session_sizes.split(","):
                 n = corpus.parse_size(text)
                 incs.append(incremental(text.strip(), n, args.reps, args.seed, base))
-
     env_info["loadavg_end"] = os.getloadavg()
     env_info["tools"] = tools
     render(fulls, incs, env_info)
     if per_tool:
         render_tools(per_tool)
+    harness.save(args.out, "import", report(env_info, fulls, incs, per_tool))
+    if args.profile and (args.out / "import.prof").exists():
+        print_profile(args.out / "import.prof")
+    return 0
+
+
+def full_imports(
+    args: argparse.Namespace, tools: list[str], size: int, largest: int | None, rg: str | None,
+    base: Path,
+) -> tuple[list[FullImport], list[ToolImport]]:  # fmt: skip
+    """Claude's full imports (at the small fraction, then the full size), then the other tools'
+    at the full size, each beside Claude's row."""
+    fulls: list[FullImport] = []
+    per_tool: list[ToolImport] = []
+    if args.skip_full:
+        return fulls, per_tool
+    if "claude" in tools:
+        plan = []
+        if args.small_fraction > 0:
+            plan.append(("small", int(size * args.small_fraction)))
+        plan.append(("full", size))
+        for label, n in plan:
+            prof = args.out / "import.prof" if args.profile and label == "full" else None
+            fulls.append(
+                full_import(label, n, args.seed, base, rg, args.timeout, args.keep, largest, prof,
+                            memory=label == "full")
+            )  # fmt: skip
+            if fulls[-1].label == "full":
+                per_tool.append(claude_row(fulls[-1]))
+    for tool in tools:
+        if tool != "claude":
+            per_tool.append(
+                agent_import(tool, size, args.seed, base, args.timeout, args.keep, largest)
+            )
+    compare_to_claude(per_tool)
+    return fulls, per_tool
+
+
+def report(
+    env_info: dict[str, Any], fulls: list[FullImport], incs: list[Incremental],
+    per_tool: list[ToolImport],
+) -> dict[str, Any]:  # fmt: skip
     out: dict[str, Any] = {
         "env": env_info,
         "targets": {
@@ -1088,17 +867,16 @@ def main(argv: list[str] | None = None) -> int:
         out["peak_rss_ratio_full_over_small"] = fulls[-1].peak_rss_bytes / fulls[0].peak_rss_bytes
     if fulls and fulls[-1].baselines.get("rg") and fulls[-1].seconds:
         out["ratio_lazy_over_rg"] = fulls[-1].seconds / fulls[-1].baselines["rg"]["seconds"]
-    dest = args.out / "import.json"
-    dest.write_bytes(orjson.dumps(out, option=orjson.OPT_INDENT_2))
-    console.print(f"figures written to {dest}")
-    if args.profile and (args.out / "import.prof").exists():
-        import pstats
+    return out
 
-        console.rule("cProfile of the full import (not the timed run)")
-        stats = pstats.Stats(str(args.out / "import.prof"))
-        stats.sort_stats("cumulative").print_stats(30)
-        stats.sort_stats("tottime").print_stats(20)
-    return 0
+
+def print_profile(path: Path) -> None:
+    import pstats
+
+    console.rule("cProfile of the full import (not the timed run)")
+    stats = pstats.Stats(str(path))
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(20)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The redaction benchmark: recall and false positives per rule over a planted corpus, and speed.
 
-    .venv/bin/python bench/redaction.py [--plants 40] [--size 20MB] [--out bench/out] [--no-import]
+    .venv/bin/python -m bench.redaction [--plants 40] [--size 20MB] [--out bench/out] [--no-import]
 
 * planted secrets: ``--plants`` fresh secrets of each rule's kind, each in several contexts
   (an env file, JSON, a shell command, YAML, prose, a JSON-escaped tool input); a plant is
@@ -29,7 +29,6 @@ import base64
 import json
 import random
 import string
-import sys
 import tempfile
 import time
 import uuid
@@ -39,16 +38,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import benchmarks  # noqa: E402
-import corpus  # noqa: E402  (bench/ is not a package)
-
-ib = benchmarks.load("import")
-console = ib.console
+from bench import corpus, harness
+from bench.harness import Row, console, table
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -530,15 +521,14 @@ def import_runs(projects: Path, base: Path, corpus_mb: float, timeout: float) ->
     for mode in ("on", "off"):
         run = ImportRun(mode, corpus_mb=corpus_mb)
         home = base / f"home-{mode}"
-        env = ib.isolated_env(base, home)
+        env = harness.isolated_env(base, home)
         env["LAZY_REDACT"] = "1" if mode == "on" else "0"
-        argv = [*ib.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-        child = ib.run_child([*argv, "--source", str(projects), "--json"], env, timeout)
+        child = harness.import_history(projects, env, timeout)
         if child.returncode != 0:
             run.error = f"import exit {child.returncode}: {child.stderr_tail.strip()[-300:]}"
         else:
             run.import_seconds, run.import_cpu = child.seconds, child.cpu_seconds
-            rebuild = ib.run_child([*ib.lazy_command(), "index", "rebuild", "--json"], env, timeout)
+            rebuild = harness.rebuild_index(env, timeout, "--json")
             if rebuild.returncode == 0:
                 run.rebuild_seconds, run.rebuild_cpu = rebuild.seconds, rebuild.cpu_seconds
             else:
@@ -554,54 +544,60 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.0f}%"
 
 
-def render(v: Verdict, ds: DetectSecrets, sp: Speed, imports: list[ImportRun]) -> None:
-    t = Table(title="Recall and false positives per rule (planted corpus)", header_style="bold")
-    for col in ("rule", "planted", "found", "recall", "other rule", "false pos.", "detect-secrets"):
-        t.add_column(col, justify="left" if col == "rule" else "right")
-    for row in v.rows.values():
-        f, n = ds.recall.get(row.rule, (0, 0))
-        t.add_row(row.rule, str(row.planted), str(row.found), _pct(row.recall), str(row.other),
-                  str(row.false_positives), _pct(f / n) if n else "—")  # fmt: skip
-    planted = sum(r.planted for r in v.rows.values())
-    found = sum(r.found + r.other for r in v.rows.values())
-    ds_found = sum(f for f, _ in ds.recall.values())
-    t.add_row("all (hidden by any rule)", str(planted), str(found), _pct(found / planted), "", "",
-              _pct(ds_found / planted) if ds.recall else "—", style="bold")  # fmt: skip
-    console.print(t)
-    fp = Table(title=f"Look-alikes changed ({v.look_alikes} in all)", header_style="bold")
-    for col in ("kind", "lazy", "detect-secrets"):
-        fp.add_column(col, justify="left" if col == "kind" else "right")
-    for kind, n in v.fp_by_kind.items():
-        fp.add_row(kind, str(n), str(ds.fp_by_kind.get(kind, "—")))
-    fp.add_row("all", str(sum(v.fp_by_kind.values())),
-               str(sum(ds.fp_by_kind.values())) if ds.fp_by_kind else "—", style="bold")  # fmt: skip
-    console.print(fp)
-    s = Table(title="Throughput", header_style="bold")
-    for col in ("figure", "value"):
-        s.add_column(col)
-    s.add_row("transcript text", f"{sp.text_mb:,.1f} MB in {sp.messages:,} strings")
-    s.add_row("redact() MB/s (CPU time)", f"{sp.redact_mb_per_s:,.0f}")
-    s.add_row("detect-secrets scan_file MB/s (CPU time)",
+def throughput_rows(ds: DetectSecrets, sp: Speed, imports: list[ImportRun]) -> list[list[str]]:
+    s: list[list[str]] = []
+
+    def add(*cells: str) -> None:
+        s.append(list(cells))
+
+    add("transcript text", f"{sp.text_mb:,.1f} MB in {sp.messages:,} strings")
+    add("redact() MB/s (CPU time)", f"{sp.redact_mb_per_s:,.0f}")
+    add("detect-secrets scan_file MB/s (CPU time)",
               f"{ds.mb_per_s:,.1f}" if ds.mb_per_s else (ds.error or "—"))  # fmt: skip
     if ds.mb_per_s:
-        s.add_row("redact() ÷ detect-secrets", f"{sp.redact_mb_per_s / ds.mb_per_s:,.0f}×")
-    s.add_row("corpus strings changed", f"{sp.changed:,} ({sp.changed_by})")
+        add("redact() ÷ detect-secrets", f"{sp.redact_mb_per_s / ds.mb_per_s:,.0f}×")
+    add("corpus strings changed", f"{sp.changed:,} ({sp.changed_by})")
     for run in imports:
         if run.error:
-            s.add_row(f"import, redaction {run.redaction}", run.error)
+            add(f"import, redaction {run.redaction}", run.error)
             continue
-        s.add_row(f"import + index, redaction {run.redaction}",
+        add(f"import + index, redaction {run.redaction}",
                   f"{run.import_seconds:.2f} s ({run.import_cpu:.2f} s CPU),"
                   f" {run.import_mb_per_s:,.1f} MB/s")  # fmt: skip
-        s.add_row(f"index rebuild, redaction {run.redaction}",
+        add(f"index rebuild, redaction {run.redaction}",
                   f"{run.rebuild_seconds:.2f} s ({run.rebuild_cpu:.2f} s CPU)")  # fmt: skip
     on = next((r for r in imports if r.redaction == "on" and r.import_seconds), None)
     off = next((r for r in imports if r.redaction == "off" and r.import_seconds), None)
     if on and off and on.import_cpu and off.import_cpu:
-        s.add_row("import CPU, on ÷ off", f"{on.import_cpu / off.import_cpu:.2f}")
+        add("import CPU, on ÷ off", f"{on.import_cpu / off.import_cpu:.2f}")
         if on.rebuild_cpu and off.rebuild_cpu:
-            s.add_row("rebuild CPU, on ÷ off", f"{on.rebuild_cpu / off.rebuild_cpu:.2f}")
-    console.print(s)
+            add("rebuild CPU, on ÷ off", f"{on.rebuild_cpu / off.rebuild_cpu:.2f}")
+    return s
+
+
+def render(v: Verdict, ds: DetectSecrets, sp: Speed, imports: list[ImportRun]) -> None:
+    rows: list[list[str] | Row] = []
+    for row in v.rows.values():
+        f, n = ds.recall.get(row.rule, (0, 0))
+        rows.append([row.rule, str(row.planted), str(row.found), _pct(row.recall), str(row.other),
+                     str(row.false_positives), _pct(f / n) if n else "—"])  # fmt: skip
+    planted = sum(r.planted for r in v.rows.values())
+    found = sum(r.found + r.other for r in v.rows.values())
+    ds_found = sum(f for f, _ in ds.recall.values())
+    rows.append(Row(["all (hidden by any rule)", str(planted), str(found), _pct(found / planted),
+                     "", "", _pct(ds_found / planted) if ds.recall else "—"], "bold"))  # fmt: skip
+    table("Recall and false positives per rule (planted corpus)",
+          ("rule", "planted", "found", "recall", "other rule", "false pos.", "detect-secrets"),
+          rows, right=1, header_style="bold")  # fmt: skip
+    fps: list[list[str] | Row] = [
+        [kind, str(n), str(ds.fp_by_kind.get(kind, "—"))] for kind, n in v.fp_by_kind.items()
+    ]
+    fps.append(Row(["all", str(sum(v.fp_by_kind.values())),
+                    str(sum(ds.fp_by_kind.values())) if ds.fp_by_kind else "—"], "bold"))  # fmt: skip
+    table(f"Look-alikes changed ({v.look_alikes} in all)", ("kind", "lazy", "detect-secrets"), fps,
+          right=1, header_style="bold")  # fmt: skip
+    table("Throughput", ("figure", "value"), throughput_rows(ds, sp, imports), right=None,
+          header_style="bold")  # fmt: skip
     if v.missed:
         console.print("[bold]missed (first few):[/bold]")
         for m in v.missed:
@@ -616,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--plants", type=int, default=40, help="secrets per rule, look-alikes per kind")
     ap.add_argument("--size", default="20MB", help="generated history for the throughput figures")
-    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--out", type=Path, default=harness.OUT)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--no-import", action="store_true", help="skip the import children")
     ap.add_argument("--timeout", type=float, default=1800)

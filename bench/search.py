@@ -1,6 +1,6 @@
 """Search benchmark: lazy's index beside SQLite FTS5 and ripgrep, on generated histories.
 
-    python bench/search.py [--sizes 100k,1M] [--reps 200] [--rg-reps 5] [--out bench/out] [--keep]
+    python -m bench.search [--sizes 100k,1M] [--reps 200] [--rg-reps 5] [--out bench/out] [--keep]
 
 Per corpus size (stored messages; a message-dense corpus from bench/corpus.py, ``dense=True``,
 with words planted in known prompts so each query has a known answer):
@@ -26,28 +26,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-from rich.table import Table
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import benchmarks  # noqa: E402
-import corpus  # noqa: E402  (bench/ is not a package)
-
-ib = benchmarks.load("import")
-console = ib.console
+from bench import corpus, harness
+from bench.harness import console, fmt, parse_count, ratio, table, targets, verdict
 
 TARGET_P50_MS = 2.0
 TARGET_P99_MS = 20.0
@@ -200,18 +189,6 @@ class SizeRun:
     error: str | None = None
 
 
-def parse_count(text: str) -> int:
-    """``"100k"`` -> 100_000, ``"1M"`` -> 1_000_000."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kKmM]?)\s*", text)
-    if not m:
-        raise ValueError(f"not a message count: {text!r}")
-    return int(float(m.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()])
-
-
-def dir_size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
 def timed(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], Any]:
     """Run ``fn`` ``warmup`` times untimed, then ``reps`` times; milliseconds and the last result."""
     result = None
@@ -228,8 +205,8 @@ def timed(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[list[float], A
 def latency(times: list[float], hits: int | None) -> Latency:
     return Latency(
         reps=len(times),
-        p50_ms=ib.percentile(times, 50),
-        p99_ms=ib.percentile(times, 99),
+        p50_ms=harness.percentile(times, 50),
+        p99_ms=harness.percentile(times, 99),
         hits=hits,
     )
 
@@ -264,15 +241,15 @@ def lazy_searcher(home: Path) -> tuple[Callable[[str, int], int], Callable[[], N
 
 
 def lazy_build(run: SizeRun, base: Path, home: Path, timeout: float) -> Build:
-    env = ib.isolated_env(base, home)
-    child = ib.run_child([*ib.lazy_command(), "index", "rebuild"], env, timeout)
+    env = harness.isolated_env(base, home)
+    child = harness.rebuild_index(env, timeout)
     b = Build(seconds=child.seconds, cpu_seconds=child.cpu_seconds)
     b.peak_rss_bytes = child.maxrss_bytes
     if child.returncode != 0:
         b.error = f"exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"
         return b
     index_dir = home / "index"
-    b.size_bytes = dir_size(index_dir) if index_dir.exists() else None
+    b.size_bytes = harness.dir_size(index_dir) if index_dir.exists() else None
     with contextlib.suppress(ImportError, Exception):
         import tantivy
 
@@ -288,7 +265,7 @@ def lazy_build(run: SizeRun, base: Path, home: Path, timeout: float) -> Build:
 def finish_build(b: Build, run: SizeRun) -> None:
     if b.seconds:
         b.messages_per_s = run.messages / b.seconds
-        b.text_mb_per_s = ib.mb(run.text_bytes) / b.seconds
+        b.text_mb_per_s = harness.mb(run.text_bytes) / b.seconds
     if b.size_bytes is not None and run.corpus_bytes:
         b.fraction_of_corpus = b.size_bytes / run.corpus_bytes
 
@@ -395,6 +372,65 @@ def store_counts(store_db: Path) -> tuple[int, int, dict[str, int]]:
         conn.close()
 
 
+def time_lazy(rows: list[QueryRow], qs: list[Query], home: Path, args: argparse.Namespace) -> None:
+    console.print(f"  lazy search × {args.reps} per query …")
+    try:
+        search, close = lazy_searcher(home)
+    except Exception as e:  # the API not there (yet): report, keep the baselines
+        for row in rows:
+            row.lazy.error = f"{type(e).__name__}: {e}"
+        return
+    try:
+        for q, row in zip(qs, rows, strict=True):
+            try:
+                total = search(q.lazy, 10_000)  # untimed: the hit count to check
+                times, _ = timed(lambda q=q: search(q.lazy, LAZY_LIMIT), args.reps, args.warmup)
+                row.lazy = latency(times, total)
+            except Exception as e:
+                row.lazy.error = f"{type(e).__name__}: {e}"
+    finally:
+        close()
+
+
+def time_fts(rows: list[QueryRow], qs: list[Query], fts_db: Path, args: argparse.Namespace) -> None:
+    console.print(f"  FTS5 × {args.reps} per query …")
+    fsearch, fcount, fconn = fts_searcher(fts_db)
+    try:
+        for q, row in zip(qs, rows, strict=True):
+            try:
+                times, _ = timed(lambda q=q: fsearch(q, LIMIT), args.reps, args.warmup)
+                row.fts = latency(times, fcount(q))
+            except sqlite3.Error as e:
+                row.fts.error = str(e)
+    finally:
+        fconn.close()
+
+
+def time_rg(
+    rows: list[QueryRow], qs: list[Query], rg: str, projects: Path, args: argparse.Namespace
+) -> None:
+    console.print(f"  rg × {args.rg_reps} per query …")
+    for q, row in zip(qs, rows, strict=True):
+        times, hits = timed(
+            lambda q=q: rg_count(rg, q, projects), args.rg_reps, min(1, args.warmup)
+        )
+        row.rg = latency(times, hits)
+
+
+def mismatch(row: QueryRow) -> str | None:
+    """Where a count differs from the planted one (reported under the table, never asserted)."""
+    if row.expected is None:
+        return row.mismatch
+    problems = []
+    if row.store_count is not None and row.store_count != row.expected:
+        problems.append(f"store {row.store_count}")
+    if row.lazy.hits is not None and row.lazy.hits != row.expected:
+        problems.append(f"lazy {row.lazy.hits}")
+    if row.fts.hits is not None and row.fts.hits != row.expected:
+        problems.append(f"FTS5 {row.fts.hits}")
+    return f"planted {row.expected}: " + ", ".join(problems) if problems else row.mismatch
+
+
 def run_size(
     label: str,
     messages: int,
@@ -411,7 +447,7 @@ def run_size(
     )
     info = corpus.generate(cdir, nbytes, args.seed, dense=True, planter=planter)
     os.sync()
-    files = ib.jsonl_files(info.projects_dir)
+    files = harness.jsonl_files(info.projects_dir)
     run.corpus_bytes = sum(f.stat().st_size for f in files)
     run.corpus_files = len(files)
     run.gen_seconds = info.seconds
@@ -423,10 +459,9 @@ def run_size(
         "expected": expected,
     }
 
-    env = ib.isolated_env(base, home)
+    env = harness.isolated_env(base, home)
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
-    argv = [*ib.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-    child = ib.run_child([*argv, "--source", str(info.projects_dir), "--json"], env, args.timeout)
+    child = harness.import_history(info.projects_dir, env, args.timeout)
     run.import_seconds = child.seconds
     if child.returncode != 0:
         run.import_error = f"exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"
@@ -447,54 +482,12 @@ def run_size(
     qs = queries()
     run.rows = [QueryRow(q.name, q.lazy, expected.get(q.name), in_store.get(q.name)) for q in qs]
     if not run.lazy_build.error:
-        console.print(f"  lazy search × {args.reps} per query …")
-        try:
-            search, close = lazy_searcher(home)
-        except Exception as e:  # the API not there (yet): report, keep the baselines
-            for row in run.rows:
-                row.lazy.error = f"{type(e).__name__}: {e}"
-        else:
-            try:
-                for q, row in zip(qs, run.rows, strict=True):
-                    try:
-                        total = search(q.lazy, 10_000)  # untimed: the hit count to check
-                        times, _ = timed(
-                            lambda q=q: search(q.lazy, LAZY_LIMIT), args.reps, args.warmup
-                        )
-                        row.lazy = latency(times, total)
-                    except Exception as e:
-                        row.lazy.error = f"{type(e).__name__}: {e}"
-            finally:
-                close()
-    console.print(f"  FTS5 × {args.reps} per query …")
-    fsearch, fcount, fconn = fts_searcher(fts_db)
-    try:
-        for q, row in zip(qs, run.rows, strict=True):
-            try:
-                times, _ = timed(lambda q=q: fsearch(q, LIMIT), args.reps, args.warmup)
-                row.fts = latency(times, fcount(q))
-            except sqlite3.Error as e:
-                row.fts.error = str(e)
-    finally:
-        fconn.close()
+        time_lazy(run.rows, qs, home, args)
+    time_fts(run.rows, qs, fts_db, args)
     if rg:
-        console.print(f"  rg × {args.rg_reps} per query …")
-        for q, row in zip(qs, run.rows, strict=True):
-            times, hits = timed(
-                lambda q=q: rg_count(rg, q, info.projects_dir), args.rg_reps, min(1, args.warmup)
-            )
-            row.rg = latency(times, hits)
+        time_rg(run.rows, qs, rg, info.projects_dir, args)
     for row in run.rows:
-        problems = []
-        if row.expected is not None:
-            if row.store_count is not None and row.store_count != row.expected:
-                problems.append(f"store {row.store_count}")
-            if row.lazy.hits is not None and row.lazy.hits != row.expected:
-                problems.append(f"lazy {row.lazy.hits}")
-            if row.fts.hits is not None and row.fts.hits != row.expected:
-                problems.append(f"FTS5 {row.fts.hits}")
-            if problems:
-                row.mismatch = f"planted {row.expected}: " + ", ".join(problems)
+        row.mismatch = mismatch(row)
     if not args.keep:
         shutil.rmtree(cdir, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
@@ -506,133 +499,33 @@ def run_size(
 # --------------------------------------------------------------------------------------------------
 # output
 
-fmt = ib.fmt
-verdict = ib.verdict
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    return a / b if a is not None and b else None
-
 
 def render(runs: list[SizeRun], env: dict[str, Any]) -> None:
     for run in runs:
-        b = Table(
-            title=f"{run.label}: {run.messages:,} messages, corpus "
+        table(
+            f"{run.label}: {run.messages:,} messages, corpus "
             f"{corpus.format_size(run.corpus_bytes)} in {run.corpus_files} files, message text "
-            f"{corpus.format_size(run.text_bytes)}; import {fmt(run.import_seconds, '.1f', ' s')}"
-        )
-        for col in (
-            "index",
-            "build s",
-            "CPU s",
-            "msg/s",
-            "text MB/s",
-            "size",
-            "size ÷ corpus",
-            "docs",
-        ):
-            b.add_column(col, justify="right")
-        for name, x in (
-            ("lazy (lazy index rebuild)", run.lazy_build),
-            ("SQLite FTS5", run.fts_build),
-        ):
-            b.add_row(
-                name,
-                fmt(x.seconds, ".2f") if not x.error else "[red]failed[/red]",
-                fmt(x.cpu_seconds, ".2f"),
-                fmt(x.messages_per_s, ",.0f"),
-                fmt(x.text_mb_per_s, ".1f"),
-                corpus.format_size(x.size_bytes) if x.size_bytes is not None else "—",
-                fmt(
-                    x.fraction_of_corpus * 100 if x.fraction_of_corpus is not None else None,
-                    ".1f",
-                    "%",
-                ),
-                f"{x.documents:,}" if x.documents is not None else "—",
-            )
-        console.print(b)
-        t = Table(
-            title=f"{run.label}: latency, warm, ms (lazy: first page, {LAZY_LIMIT} Builders with "
-            f"snippets; FTS5: {LIMIT} rows with snippet(); rg -c)"
-        )
+            f"{corpus.format_size(run.text_bytes)}; import {fmt(run.import_seconds, '.1f', ' s')}",
+            ("index", "build s", "CPU s", "msg/s", "text MB/s", "size", "size ÷ corpus", "docs"),
+            [build_row("lazy (lazy index rebuild)", run.lazy_build),
+             build_row("SQLite FTS5", run.fts_build)],
+        )  # fmt: skip
         cols = ["query", "planted", "lazy hits", "FTS5 hits", "rg lines"]
         cols += ["lazy p50", "lazy p99", "FTS5 p50", "FTS5 p99", "rg p50", "rg p99"]
         cols += ["FTS5÷lazy p50", "rg÷lazy p50"]
-        for col in cols:
-            t.add_column(col, justify="right")
-        for r in run.rows:
-            lazy_hits = str(r.lazy.hits) if r.lazy.hits is not None else "—"
-            if r.mismatch and r.lazy.hits != r.expected:
-                lazy_hits = f"[red]{lazy_hits}[/red]"
-            t.add_row(
-                r.name,
-                str(r.expected) if r.expected is not None else "—",
-                lazy_hits if not r.lazy.error else "[red]error[/red]",
-                str(r.fts.hits) if r.fts.hits is not None else "—",
-                str(r.rg.hits) if r.rg.hits is not None else "—",
-                fmt(r.lazy.p50_ms, ".2f"),
-                fmt(r.lazy.p99_ms, ".2f"),
-                fmt(r.fts.p50_ms, ".2f"),
-                fmt(r.fts.p99_ms, ".2f"),
-                fmt(r.rg.p50_ms, ".0f"),
-                fmt(r.rg.p99_ms, ".0f"),
-                fmt(ratio(r.fts.p50_ms, r.lazy.p50_ms), ".1f", "×"),
-                fmt(ratio(r.rg.p50_ms, r.lazy.p50_ms), ",.0f", "×"),
-            )
-        console.print(t)
+        table(
+            f"{run.label}: latency, warm, ms (lazy: first page, {LAZY_LIMIT} Builders with "
+            f"snippets; FTS5: {LIMIT} rows with snippet(); rg -c)",
+            cols,
+            [latency_row(r) for r in run.rows],
+        )
         for r in run.rows:
             if r.mismatch:
                 console.print(f"  [yellow]{r.name}: {r.mismatch}[/yellow]")
             if r.lazy.error:
                 console.print(f"  [red]{r.name}: lazy: {r.lazy.error[:300]}[/red]")
         console.print(f"[dim]lazy queries: {'; '.join(r.lazy_query for r in run.rows)}[/dim]")
-
-    g = Table(title="Targets (reported, never asserted)")
-    for col in ("target", "measured", "verdict"):
-        g.add_column(col)
-    if runs:
-        big = runs[-1]
-        at = f"{big.messages:,} msgs"
-        lazy_rows = [r for r in big.rows if r.lazy.p50_ms is not None]
-        p50 = max((r.lazy.p50_ms or 0 for r in lazy_rows), default=None)
-        p99 = max((r.lazy.p99_ms or 0 for r in lazy_rows), default=None)
-        ok = bool(lazy_rows) and len(lazy_rows) == len(big.rows)
-        g.add_row(
-            f"p50 ≤ {TARGET_P50_MS:g} ms warm at 1M messages (worst query)",
-            f"{fmt(p50, '.2f', ' ms')} at {at}",
-            verdict(p50 <= TARGET_P50_MS if ok and p50 is not None else None),
-        )
-        g.add_row(
-            f"p99 ≤ {TARGET_P99_MS:g} ms warm at 1M messages (worst query)",
-            f"{fmt(p99, '.2f', ' ms')} at {at}",
-            verdict(p99 <= TARGET_P99_MS if ok and p99 is not None else None),
-        )
-        rg_x = [ratio(r.rg.p50_ms, r.lazy.p50_ms) for r in big.rows]
-        rg_ok = [x for x in rg_x if x is not None]
-        g.add_row(
-            f"≥ {TARGET_RG_X:g}× faster than rg at ~1 GB (slowest query's p50 ratio)",
-            f"{fmt(min(rg_ok) if rg_ok else None, ',.0f', '×')} at "
-            f"{corpus.format_size(big.corpus_bytes)}",
-            verdict(min(rg_ok) >= TARGET_RG_X if rg_ok and len(rg_ok) == len(rg_x) else None),
-        )
-        lb, fb = big.lazy_build, big.fts_build
-        g.add_row(
-            "build throughput ≥ FTS5's (messages/s)",
-            f"lazy {fmt(lb.messages_per_s, ',.0f')} vs FTS5 {fmt(fb.messages_per_s, ',.0f')}",
-            verdict(
-                lb.messages_per_s >= fb.messages_per_s
-                if lb.messages_per_s and fb.messages_per_s
-                else None
-            ),
-        )
-        frac = lb.fraction_of_corpus
-        g.add_row(
-            f"index ≤ {TARGET_INDEX_FRACTION:.0%} of the corpus size",
-            f"{fmt(frac * 100 if frac is not None else None, '.1f', '%')} "
-            f"(FTS5 {fmt(fb.fraction_of_corpus * 100 if fb.fraction_of_corpus else None, '.1f', '%')})",
-            verdict(frac <= TARGET_INDEX_FRACTION if frac is not None else None),
-        )
-    console.print(g)
+    targets(target_rows(runs[-1]) if runs else [])
     console.print(
         f"[dim]{env['cpu_count']} CPUs, Python {env['python']}, SQLite {env['sqlite']}, "
         f"{env['platform']}. lazy and FTS5 index the same texts: each message's conversation "
@@ -640,6 +533,74 @@ def render(runs: list[SizeRun], env: dict[str, Any]) -> None:
         "Warm: page cache warm, a few untimed runs first. rg counts matching "
         "lines (a prompt is also copied in queue-operation / last-prompt lines).[/dim]"
     )
+
+
+def build_row(name: str, x: Build) -> list[str]:
+    return [
+        name,
+        fmt(x.seconds, ".2f") if not x.error else "[red]failed[/red]",
+        fmt(x.cpu_seconds, ".2f"),
+        fmt(x.messages_per_s, ",.0f"),
+        fmt(x.text_mb_per_s, ".1f"),
+        corpus.format_size(x.size_bytes) if x.size_bytes is not None else "—",
+        fmt(x.fraction_of_corpus * 100 if x.fraction_of_corpus is not None else None, ".1f", "%"),
+        f"{x.documents:,}" if x.documents is not None else "—",
+    ]
+
+
+def latency_row(r: QueryRow) -> list[str]:
+    lazy_hits = str(r.lazy.hits) if r.lazy.hits is not None else "—"
+    if r.mismatch and r.lazy.hits != r.expected:
+        lazy_hits = f"[red]{lazy_hits}[/red]"
+    return [
+        r.name,
+        str(r.expected) if r.expected is not None else "—",
+        lazy_hits if not r.lazy.error else "[red]error[/red]",
+        str(r.fts.hits) if r.fts.hits is not None else "—",
+        str(r.rg.hits) if r.rg.hits is not None else "—",
+        fmt(r.lazy.p50_ms, ".2f"),
+        fmt(r.lazy.p99_ms, ".2f"),
+        fmt(r.fts.p50_ms, ".2f"),
+        fmt(r.fts.p99_ms, ".2f"),
+        fmt(r.rg.p50_ms, ".0f"),
+        fmt(r.rg.p99_ms, ".0f"),
+        fmt(ratio(r.fts.p50_ms, r.lazy.p50_ms), ".1f", "×"),
+        fmt(ratio(r.rg.p50_ms, r.lazy.p50_ms), ",.0f", "×"),
+    ]
+
+
+def target_rows(big: SizeRun) -> list[list[str]]:
+    """The verdicts, taken at the largest size run."""
+    at = f"{big.messages:,} msgs"
+    lazy_rows = [r for r in big.rows if r.lazy.p50_ms is not None]
+    p50 = max((r.lazy.p50_ms or 0 for r in lazy_rows), default=None)
+    p99 = max((r.lazy.p99_ms or 0 for r in lazy_rows), default=None)
+    ok = bool(lazy_rows) and len(lazy_rows) == len(big.rows)
+    rg_x = [ratio(r.rg.p50_ms, r.lazy.p50_ms) for r in big.rows]
+    rg_ok = [x for x in rg_x if x is not None]
+    lb, fb = big.lazy_build, big.fts_build
+    frac = lb.fraction_of_corpus
+    fts_frac = fb.fraction_of_corpus * 100 if fb.fraction_of_corpus else None
+    return [
+        [f"p50 ≤ {TARGET_P50_MS:g} ms warm at 1M messages (worst query)",
+         f"{fmt(p50, '.2f', ' ms')} at {at}",
+         verdict(p50 <= TARGET_P50_MS if ok and p50 is not None else None)],
+        [f"p99 ≤ {TARGET_P99_MS:g} ms warm at 1M messages (worst query)",
+         f"{fmt(p99, '.2f', ' ms')} at {at}",
+         verdict(p99 <= TARGET_P99_MS if ok and p99 is not None else None)],
+        [f"≥ {TARGET_RG_X:g}× faster than rg at ~1 GB (slowest query's p50 ratio)",
+         f"{fmt(min(rg_ok) if rg_ok else None, ',.0f', '×')} at "
+         f"{corpus.format_size(big.corpus_bytes)}",
+         verdict(min(rg_ok) >= TARGET_RG_X if rg_ok and len(rg_ok) == len(rg_x) else None)],
+        ["build throughput ≥ FTS5's (messages/s)",
+         f"lazy {fmt(lb.messages_per_s, ',.0f')} vs FTS5 {fmt(fb.messages_per_s, ',.0f')}",
+         verdict(lb.messages_per_s >= fb.messages_per_s
+                 if lb.messages_per_s and fb.messages_per_s else None)],
+        [f"index ≤ {TARGET_INDEX_FRACTION:.0%} of the corpus size",
+         f"{fmt(frac * 100 if frac is not None else None, '.1f', '%')} "
+         f"(FTS5 {fmt(fts_frac, '.1f', '%')})",
+         verdict(frac <= TARGET_INDEX_FRACTION if frac is not None else None)],
+    ]  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------
@@ -651,20 +612,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=200, help="timed runs per query, lazy and FTS5")
     ap.add_argument("--rg-reps", type=int, default=5, help="timed runs per query, rg")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs first")
-    ap.add_argument("--out", type=Path, default=HERE / "out", help="where search.json goes")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workdir", default=None, help="parent of the temp dir (default: system tmp)")
-    ap.add_argument("--timeout", type=float, default=3600, help="per lazy child, seconds")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
+    harness.common_args(ap, "search")
     args = ap.parse_args(argv)
     sizes = [(s.strip(), parse_count(s)) for s in args.sizes.split(",") if s.strip()]
-    args.out.mkdir(parents=True, exist_ok=True)
-    env_info = ib.machine_info()
-    rg = ib.ensure_rg()
+    env_info = harness.machine_info()
+    rg = harness.ensure_rg()
     if not rg:
         console.print("[yellow]ripgrep not found: the rg baseline is skipped[/yellow]")
     runs: list[SizeRun] = []
-    with ib.workdir(args.workdir, args.keep) as base:
+    with harness.workdir(args.workdir, args.keep) as base:
         for label, n in sizes:
             runs.append(run_size(label, n, args, base, rg))
     env_info["loadavg_end"] = os.getloadavg()
@@ -681,9 +637,7 @@ def main(argv: list[str] | None = None) -> int:
         "queries": [asdict(q) for q in queries()],
         "runs": [asdict(r) for r in runs],
     }
-    dest = args.out / "search.json"
-    dest.write_bytes(orjson.dumps(out, option=orjson.OPT_INDENT_2))
-    console.print(f"figures written to {dest}")
+    harness.save(args.out, "search", out)
     return 0
 
 

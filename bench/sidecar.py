@@ -1,12 +1,12 @@
 """Sidecar benchmark: ``lazy sidecar`` over stdio, as the VS Code extension drives it.
 
-    python bench/sidecar.py [--messages 1M] [--reps 200] [--out bench/out] [--workdir DIR] [--keep]
-    python bench/sidecar.py --reuse DIR   # measure again on a store kept by --keep
+    python -m bench.sidecar [--messages 1M] [--reps 200] [--out bench/out] [--workdir DIR] [--keep]
+    python -m bench.sidecar --reuse DIR   # measure again on a store kept by --keep
 
 On a generated store of ``--messages`` stored messages (bench/corpus.py's message-dense
 history, with bench/search.py's planted words, plus one Claude Code session of ``--long``
 messages written alongside it), imported by ``lazy import-conversation`` and indexed by
-``lazy index rebuild`` in children with an isolated environment (bench/import.py's helpers):
+``lazy index rebuild`` in children with an isolated environment (bench/harness.py):
 
 * startup: process spawn to the ``initialize`` response, and to the first ``builders/list``
   answer (cold), ``--startup-runs`` times with live capture off and with it on; p50;
@@ -38,9 +38,7 @@ import contextlib
 import os
 import random
 import sqlite3
-import sys
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -59,18 +57,11 @@ from pygls.protocol import (
     default_converter,
 )
 from pytest_lsp import LanguageClient, client_capabilities
-from rich.table import Table
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import corpus  # noqa: E402  (bench/ is not a package)
-import search as sb  # noqa: E402  (bench/search.py: the planted words, bench/import.py's helpers)
-
-ib = sb.ib
-console = ib.console
-fmt = ib.fmt
-verdict = ib.verdict
+from bench import corpus, harness
+from bench import search as sb  # the planted words
+from bench.harness import console, fmt, parse_count, table, targets, verdict
+from tests.fabricate.claude import Session, dumps
 
 TARGET_LIST_MS = 50.0
 TARGET_PAGE_MS = 50.0
@@ -182,76 +173,19 @@ def _words(rng: random.Random, lo: int, hi: int) -> str:
     return " ".join(rng.choices(_VOCAB, k=rng.randint(lo, hi)))
 
 
-def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
-def claude_turn(
-    session_id: str,
-    cwd: str,
-    parent: str | None,
-    at: datetime,
-    prompt: str,
-    reply: str,
-    version: str = "2.0.42",
-    branch: str = "main",
-) -> tuple[list[dict[str, Any]], str]:
-    """A user prompt and an assistant reply as Claude Code writes them (the lines of
-    tests/support/claude_session.py's ``Session.turn``, with real timestamps); the lines and the last
-    uuid."""
-    common = {
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": cwd,
-        "sessionId": session_id,
-        "version": version,
-        "gitBranch": branch,
-    }
-    u1, u2 = str(uuid.uuid4()), str(uuid.uuid4())
-    user = {
-        "parentUuid": parent,
-        **common,
-        "type": "user",
-        "message": {"role": "user", "content": prompt},
-        "uuid": u1,
-        "timestamp": _iso(at),
-    }
-    assistant = {
-        "parentUuid": u1,
-        **common,
-        "type": "assistant",
-        "requestId": f"req_{uuid.uuid4().hex[:24]}",
-        "message": {
-            "id": f"msg_{uuid.uuid4().hex[:24]}",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": reply}],
-            "usage": {"input_tokens": 3, "output_tokens": 7},
-        },
-        "uuid": u2,
-        "timestamp": _iso(at + timedelta(seconds=2)),
-    }
-    return [user, assistant], u2
-
-
 def write_long_session(projects: Path, turns: int, seed: int) -> tuple[str, Path]:
     """One Claude Code session of ``turns`` turns (2 messages each), in one buffered write."""
     rng = random.Random(seed + 7919)
-    sid = str(uuid.uuid4())
-    path = projects / corpus.project_dir_name(LONG_CWD) / f"{sid}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    s = Session(projects, LONG_CWD)
     at = datetime(2026, 9, 15, 9, 0, tzinfo=UTC)
-    parent: str | None = None
-    with path.open("wb", buffering=1 << 20) as f:
+    with s.path.open("wb", buffering=1 << 20) as f:
         for i in range(turns):
             prompt = f"step {i}: {_words(rng, 8, 40)}"
             reply = f"done with step {i}. {_words(rng, 20, 160)}"
-            lines, parent = claude_turn(sid, LONG_CWD, parent, at, prompt, reply)
-            for line in lines:
-                f.write(orjson.dumps(line) + b"\n")
+            for line in s.turn_lines(prompt, reply, at):
+                f.write(dumps(line))
             at += timedelta(seconds=rng.randint(5, 40))
-    return sid, path
+    return s.id, s.path
 
 
 def tail_entry(path: Path) -> dict[str, Any]:
@@ -273,19 +207,20 @@ def append_turn(path: Path, i: int) -> None:
     """A turn (two lines) appended to ``path`` with one write, chained on its last line."""
     tail = tail_entry(path)
     at = datetime.strptime(str(tail["timestamp"])[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
-    lines, _ = claude_turn(
-        str(tail.get("sessionId") or path.stem),
+    s = Session(
+        path.parent.parent,
         str(tail.get("cwd") or SCOPED_PROJECT),
-        str(tail["uuid"]),
-        at + timedelta(seconds=30),
+        str(tail.get("sessionId") or path.stem),
+        str(tail.get("version") or "2.0.42"),
+        branch=str(tail.get("gitBranch") or "main"),
+        path=path,
+    )
+    s.last = str(tail["uuid"])
+    s.turn(
         f"appended prompt {i}: is the sidecar quick to notice this",
         f"appended reply {i}: it should be",
-        version=str(tail.get("version") or "2.0.42"),
-        branch=str(tail.get("gitBranch") or "main"),
+        at + timedelta(seconds=30),
     )
-    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
-    with path.open("ab") as f:
-        f.write(data)
 
 
 def pick_session(projects: Path, cwd: str) -> Path | None:
@@ -354,7 +289,7 @@ class BenchClient(LanguageClient):
         return self._server.pid
 
     def rss_mb(self) -> float:
-        return float(ib.mb(psutil.Process(self.pid).memory_info().rss))
+        return float(harness.mb(psutil.Process(self.pid).memory_info().rss))
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         sent = self.protocol.send_request_async(method, params)  # type: ignore[no-untyped-call]
@@ -389,9 +324,9 @@ class BenchClient(LanguageClient):
 
 
 def sidecar_env(base: Path, home: Path, claude_dir: Path) -> dict[str, str]:
-    """bench/import.py's isolated environment, with the corpus as ``$CLAUDE_CONFIG_DIR``
+    """bench/harness.py's isolated environment, with the corpus as ``$CLAUDE_CONFIG_DIR``
     (its ``projects`` dir is one of the Claude roots live capture watches by default)."""
-    env: dict[str, str] = ib.isolated_env(base, home)
+    env: dict[str, str] = harness.isolated_env(base, home)
     env["CLAUDE_CONFIG_DIR"] = str(claude_dir)
     return env
 
@@ -407,7 +342,7 @@ async def start(env: dict[str, str], live: bool) -> tuple[BenchClient, float]:
         _CAPS = client_capabilities("visual-studio-code")
     client = BenchClient()
     t0 = time.perf_counter()
-    await client.start_io(*ib.lazy_command(), "sidecar", env=env)
+    await client.start_io(*harness.lazy_command(), "sidecar", env=env)
     try:
         await asyncio.wait_for(
             client.initialize_session(
@@ -476,8 +411,8 @@ async def measure_startup(env: dict[str, str], live: bool, runs: int) -> Startup
                 await stop(client)
     s.runs = len(s.initialize_ms)
     if s.initialize_ms:
-        s.initialize_p50_ms = ib.percentile(s.initialize_ms, 50)
-        s.first_list_p50_ms = ib.percentile(s.first_list_ms, 50)
+        s.initialize_p50_ms = harness.percentile(s.initialize_ms, 50)
+        s.first_list_p50_ms = harness.percentile(s.first_list_ms, 50)
     return s
 
 
@@ -526,8 +461,8 @@ async def timed(
             result = await client.call(method, params)
             times.append((time.perf_counter() - t0) * 1000)
         row.reps = len(times)
-        row.p50_ms = ib.percentile(times, 50)
-        row.p99_ms = ib.percentile(times, 99)
+        row.p50_ms = harness.percentile(times, 50)
+        row.p99_ms = harness.percentile(times, 99)
         row.max_ms = max(times)
         row.size = size(result)
     except Exception as e:
@@ -612,8 +547,8 @@ async def measure_notify(client: BenchClient, name: str, path: Path, reps: int) 
         n.error = failure(e, client)
     n.reps = len(n.seconds)
     if n.seconds:
-        n.p50_s = ib.percentile(n.seconds, 50)
-        n.p99_s = ib.percentile(n.seconds, 99)
+        n.p50_s = harness.percentile(n.seconds, 50)
+        n.p99_s = harness.percentile(n.seconds, 99)
         n.max_s = max(n.seconds)
     return n
 
@@ -663,8 +598,8 @@ async def measure_live(
 
 def run_bench(args: argparse.Namespace, base: Path) -> Run:
     label = args.messages
-    messages = sb.parse_count(label)
-    long_messages = sb.parse_count(args.long)
+    messages = parse_count(label)
+    long_messages = parse_count(args.long)
     run = Run(label=label, target_messages=messages)
     run.corpus_messages = max(messages - long_messages, messages // 2)
     cdir, home = base / "claude", base / "lazy-home"
@@ -685,14 +620,13 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
     sid, run.long_path = write_long_session(info.projects_dir, run.long_turns, args.seed)
     run.long_seconds = time.perf_counter() - t0
     os.sync()
-    files = ib.jsonl_files(info.projects_dir)
+    files = harness.jsonl_files(info.projects_dir)
     run.corpus_bytes = sum(f.stat().st_size for f in files)
     run.corpus_files = len(files)
 
     env = sidecar_env(base, home, cdir)
     console.print(f"  lazy import-conversation … (LAZY_HOME={home})")
-    argv = [*ib.lazy_command(), "import-conversation", "--all", "--yes", "--all-projects"]
-    child = ib.run_child([*argv, "--source", str(info.projects_dir), "--json"], env, args.timeout)
+    child = harness.import_history(info.projects_dir, env, args.timeout)
     run.import_seconds = child.seconds
     if child.returncode != 0:
         run.error = f"import failed: exit {child.returncode}: {child.stderr_tail.strip()[-800:]}"
@@ -709,7 +643,7 @@ def run_bench(args: argparse.Namespace, base: Path) -> Run:
     finally:
         conn.close()
     console.print(f"  lazy index rebuild ({run.messages:,} messages) …")
-    child = ib.run_child([*ib.lazy_command(), "index", "rebuild"], env, args.timeout)
+    child = harness.rebuild_index(env, args.timeout)
     run.index_seconds = child.seconds
     if child.returncode != 0:
         console.print(f"  [red]index rebuild failed[/red] {child.stderr_tail.strip()[-400:]}")
@@ -745,24 +679,16 @@ def measure(run: Run, args: argparse.Namespace, env: dict[str, str], projects: P
 
 
 def render(run: Run, env: dict[str, Any]) -> None:
-    s = Table(
-        title=f"{run.label}: {run.messages:,} messages in {run.builders:,} Builders, corpus "
+    table(
+        f"{run.label}: {run.messages:,} messages in {run.builders:,} Builders, corpus "
         f"{corpus.format_size(run.corpus_bytes)} in {run.corpus_files:,} files (the long "
         f"session written in {run.long_seconds:.1f} s); import "
-        f"{fmt(run.import_seconds, '.1f', ' s')}, index rebuild {fmt(run.index_seconds, '.1f', ' s')}"
-    )
-    for col in ("startup (spawn →)", "runs", "initialize p50", "first builders/list p50",
-                "RSS then"):  # fmt: skip
-        s.add_column(col, justify="right")
-    for st in run.startup:
-        s.add_row(
-            f"live capture {'on' if st.live_capture else 'off'}",
-            str(st.runs),
-            fmt(st.initialize_p50_ms, ".0f", " ms"),
-            fmt(st.first_list_p50_ms, ".0f", " ms"),
-            fmt(st.rss_after_first_list_mb, ".0f", " MB"),
-        )
-    console.print(s)
+        f"{fmt(run.import_seconds, '.1f', ' s')}, index rebuild {fmt(run.index_seconds, '.1f', ' s')}",
+        ("startup (spawn →)", "runs", "initialize p50", "first builders/list p50", "RSS then"),
+        [[f"live capture {'on' if st.live_capture else 'off'}", str(st.runs),
+          fmt(st.initialize_p50_ms, ".0f", " ms"), fmt(st.first_list_p50_ms, ".0f", " ms"),
+          fmt(st.rss_after_first_list_mb, ".0f", " MB")] for st in run.startup],
+    )  # fmt: skip
     for st in run.startup:
         if st.error:
             console.print(f"  [red]startup (live {st.live_capture}): {st.error[:600]}[/red]")
@@ -776,44 +702,44 @@ def render(run: Run, env: dict[str, Any]) -> None:
         f"{corpus.format_size(run.sidecar_log_bytes or 0)} to stderr"
     )
 
-    t = Table(title=f"{run.label}: request latency at the client, ms (live capture on, warm)")
-    for col in ("request", "reps", "p50", "p99", "max", "answer"):
-        t.add_column(col, justify="right")
-    for r in run.latency:
-        t.add_row(
-            r.name,
-            str(r.reps),
-            fmt(r.p50_ms, ".2f"),
-            fmt(r.p99_ms, ".2f"),
-            fmt(r.max_ms, ".2f"),
-            f"{r.size:,}" if r.size is not None else "[red]error[/red]",
-        )
-    console.print(t)
+    table(
+        f"{run.label}: request latency at the client, ms (live capture on, warm)",
+        ("request", "reps", "p50", "p99", "max", "answer"),
+        [[r.name, str(r.reps), fmt(r.p50_ms, ".2f"), fmt(r.p99_ms, ".2f"), fmt(r.max_ms, ".2f"),
+          f"{r.size:,}" if r.size is not None else "[red]error[/red]"] for r in run.latency],
+    )  # fmt: skip
     for r in run.latency:
         if r.error:
             console.print(f"  [red]{r.name}: {r.error[:600]}[/red]")
 
-    n = Table(title=f"{run.label}: a turn appended → builders/didChange naming its Builder, s")
-    for col in ("session", "reps", "p50", "p99", "max", "missed", "messages before → after"):
-        n.add_column(col, justify="right")
-    for x in run.notify:
-        n.add_row(
-            x.name,
-            str(x.reps),
-            fmt(x.p50_s, ".3f"),
-            fmt(x.p99_s, ".3f"),
-            fmt(x.max_s, ".3f"),
-            str(x.missed),
-            f"{fmt(x.messages_before, ',.0f')} → {fmt(x.messages_after, ',.0f')}",
-        )
-    console.print(n)
+    table(
+        f"{run.label}: a turn appended → builders/didChange naming its Builder, s",
+        ("session", "reps", "p50", "p99", "max", "missed", "messages before → after"),
+        [[x.name, str(x.reps), fmt(x.p50_s, ".3f"), fmt(x.p99_s, ".3f"), fmt(x.max_s, ".3f"),
+          str(x.missed), f"{fmt(x.messages_before, ',.0f')} → {fmt(x.messages_after, ',.0f')}"]
+         for x in run.notify],
+    )  # fmt: skip
     for x in run.notify:
         if x.error:
             console.print(f"  [red]{x.name}: {x.error[:600]}[/red]")
+    targets(target_rows(run))
+    console.print(
+        f"[dim]{env['cpu_count']} CPUs, Python {env['python']}, SQLite {env['sqlite']}, "
+        f"{env['platform']}; load {env['loadavg_start'][0]:.2f} → {env['loadavg_end'][0]:.2f}. "
+        "Latency is measured at the client (pytest-lsp, results kept as parsed JSON), request "
+        "sent to answer parsed, after a few untimed requests; the sidecar runs with live capture "
+        "on (a sweep every 30 s). Startup is spawn (the lazy console script) to the answer, "
+        "page cache warm.[/dim]"
+    )
 
-    g = Table(title="Targets (reported, never asserted)")
-    for col in ("target", "measured", "verdict"):
-        g.add_column(col)
+
+def target_rows(run: Run) -> list[list[str]]:
+    m = run.memory
+    g: list[list[str]] = []
+
+    def add(*cells: str) -> None:
+        g.append(list(cells))
+
     at = f"at {run.messages:,} msgs"
 
     def worst(prefix: str) -> tuple[float | None, float | None, bool]:
@@ -828,13 +754,13 @@ def render(run: Run, env: dict[str, Any]) -> None:
         ("transcripts/page", f"transcripts/page of {PAGE} ≤ ", TARGET_PAGE_MS),
     ):
         p50, p99, ok = worst(prefix)
-        g.add_row(
+        add(
             f"{what}{target:g} ms (p99, worst case)",
             f"p50 {fmt(p50, '.1f')} / p99 {fmt(p99, '.1f', ' ms')} {at}",
             verdict(p99 <= target if ok and p99 is not None else None),
         )
     p50, p99, ok = worst("search/query")
-    g.add_row(
+    add(
         "search/query (no target of its own)",
         f"p50 {fmt(p50, '.1f')} / p99 {fmt(p99, '.1f', ' ms')} (worst query)",
         verdict(None),
@@ -843,7 +769,7 @@ def render(run: Run, env: dict[str, Any]) -> None:
     p99n = max((x.p99_s or 0 for x in done), default=None)
     p50n = max((x.p50_s or 0 for x in done), default=None)
     missed = sum(x.missed for x in run.notify)
-    g.add_row(
+    add(
         f"appended line → builders/didChange ≤ {TARGET_NOTIFY_S:g} s (p99)",
         f"p50 {fmt(p50n, '.2f')} / p99 {fmt(p99n, '.2f', ' s')}"
         + (f", {missed} missed" if missed else ""),
@@ -859,25 +785,17 @@ def render(run: Run, env: dict[str, Any]) -> None:
             ("initialize response", st.initialize_p50_ms),
             ("first builders/list", st.first_list_p50_ms),
         ):
-            g.add_row(
+            add(
                 f"startup ≤ {TARGET_STARTUP_S:g} s: spawn → {what} (p50), live capture {mode}",
                 fmt(value, ".0f", " ms"),
                 verdict(value / 1000 <= TARGET_STARTUP_S if value is not None else None),
             )
-    g.add_row(
+    add(
         f"idle RSS ≤ {TARGET_RSS_MB:g} MB (live capture on, first sweep done)",
         f"{fmt(m.idle_rss_mb, '.0f', ' MB')} {at}",
         verdict(m.idle_rss_mb <= TARGET_RSS_MB if m.idle_rss_mb is not None else None),
     )
-    console.print(g)
-    console.print(
-        f"[dim]{env['cpu_count']} CPUs, Python {env['python']}, SQLite {env['sqlite']}, "
-        f"{env['platform']}; load {env['loadavg_start'][0]:.2f} → {env['loadavg_end'][0]:.2f}. "
-        "Latency is measured at the client (pytest-lsp, results kept as parsed JSON), request "
-        "sent to answer parsed, after a few untimed requests; the sidecar runs with live capture "
-        "on (a sweep every 30 s). Startup is spawn (the lazy console script) to the answer, "
-        "page cache warm.[/dim]"
-    )
+    return g
 
 
 # --------------------------------------------------------------------------------------------------
@@ -891,23 +809,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=3, help="untimed requests first")
     ap.add_argument("--startup-runs", type=int, default=5, help="sidecar starts per mode")
     ap.add_argument("--append-reps", type=int, default=20, help="turns appended per session")
-    ap.add_argument("--out", type=Path, default=HERE / "out", help="where sidecar.json goes")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workdir", default=None, help="parent of the temp dir (default: system tmp)")
-    ap.add_argument("--timeout", type=float, default=3600, help="per lazy child, seconds")
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir (big)")
+    harness.common_args(ap, "sidecar")
     ap.add_argument(
         "--reuse", type=Path, default=None, help="measure again in a dir kept by --keep"
     )
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    env_info = ib.machine_info()
+    env_info = harness.machine_info()
     if args.reuse:
         if not (args.reuse / PREPARED).is_file():
             ap.error(f"{args.reuse}: no {PREPARED} (was it kept by --keep after a whole run?)")
         run = run_bench(args, args.reuse.resolve())
     else:
-        with ib.workdir(args.workdir, args.keep) as base:
+        with harness.workdir(args.workdir, args.keep) as base:
             run = run_bench(args, base.resolve())
     env_info["loadavg_end"] = os.getloadavg()
     render(run, env_info)
@@ -922,9 +835,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "run": asdict(run),
     }
-    dest = args.out / "sidecar.json"
-    dest.write_bytes(orjson.dumps(out, option=orjson.OPT_INDENT_2, default=str))
-    console.print(f"figures written to {dest}")
+    harness.save(args.out, "sidecar", out)
     return 0
 
 

@@ -25,12 +25,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from sessions import SessionWriter
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: fabricate
 
 import lazy.builders.regroup  # noqa: F401  (imported up front: capture_file imports it lazily)
 import lazy.capture.source_file as source_file
+from fabricate.claude import SessionWriter
 from lazy.store import Store, StoreError
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,20 +40,6 @@ def import_all(lazy_home: Path, user_home: Path, source: Path) -> Any:
 def child(script: str, *args: str) -> list[str]:
     """argv for one of the child programs in children.py."""
     return [PYTHON, CHILDREN, script, *args]
-
-
-def poll_until(
-    probe: Callable[[], T | None], *, timeout: float, what: str, interval: float = 0.005
-) -> T:
-    """Call ``probe`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
 
 
 # ---- reading a store from outside ----------------------------------------------------------

@@ -10,19 +10,13 @@ import signal
 import sqlite3
 import stat
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-TESTS = HERE.parent
-for p in (HERE, TESTS):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-from lazy.os.pidfile import PidFile  # noqa: E402
-from support.claude_session import Session  # noqa: E402
-from support.search import LAZY, env_for  # noqa: E402
+from fabricate.claude import Session
+from lazy.os.pidfile import PidFile
+from support.search import run_lazy
 
 REPO = "/w/privateproj"
 
@@ -49,18 +43,12 @@ class Home:
         self.sessions.append(s)
         return s
 
-    def env(self, **extra: str) -> dict[str, str]:
-        # no Docker engine where the doctor looks for one; plain text, wide lines
-        extra = {"DOCKER_HOST": f"unix://{self.base / 'no-docker.sock'}", "NO_COLOR": "1",
-                 "COLUMNS": "250", **extra}  # fmt: skip
-        return env_for(self.lazy_home, self.user_home, **extra)
-
     def lazy(
         self,
         *args: str,
         ok: bool = True,
         stdin: bytes | None = None,
-        preexec: Any = None,
+        preexec: Callable[[], None] | None = None,
         timeout: float = 120,
         **env: str,
     ) -> subprocess.CompletedProcess[str]:
@@ -71,32 +59,17 @@ class Home:
             if preexec is not None:
                 preexec()
 
-        p = subprocess.run(
-            [LAZY, *args],
-            env=self.env(**env),
-            cwd=self.user_home,
-            input=stdin.decode() if stdin is not None else None,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            preexec_fn=child,
-        )
-        if ok and p.returncode != 0:
-            raise AssertionError(
-                f"`lazy {' '.join(args)}` exited {p.returncode}\nstdout:\n{p.stdout}\n"
-                f"stderr:\n{p.stderr}"
-            )
-        return p
+        # no Docker engine where the doctor looks for one; plain text, wide lines
+        env = {"DOCKER_HOST": f"unix://{self.base / 'no-docker.sock'}", "NO_COLOR": "1",
+               "COLUMNS": "250", **env}  # fmt: skip
+        return run_lazy(self.lazy_home, self.user_home, *args, ok=ok, stdin=stdin,
+                        timeout=timeout, preexec=child, **env)  # fmt: skip
 
     def imported(self) -> None:
         self.lazy("import-conversation", "--all-projects", "--yes")
 
     def hook(self, s: Session, event: str = "Stop") -> subprocess.CompletedProcess[str]:
-        data = {"session_id": s.id, "transcript_path": str(s.path), "cwd": REPO,
-                "hook_event_name": event}  # fmt: skip
-        return self.lazy("capture", "--hook", stdin=json.dumps(data).encode())
+        return self.lazy("capture", "--hook", stdin=json.dumps(s.hook_input(event)).encode())
 
     def doctor(self, *args: str, **env: str) -> tuple[int, dict[str, dict[str, Any]]]:
         p = self.lazy("doctor", "--json", *args, ok=False, **env)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.search import LAZY, env_for, run_lazy
 
 BIG = 60 * 1024  # two answers this long make three excerpts: today's error printed per excerpt

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from harness import LAZY, child, integrity, numbering_gaps, scalar, unzstd
-from sessions import SessionWriter, dumps, make_session, session_id, session_path
+from harness import LAZY, child, import_all, integrity, numbering_gaps, scalar, unzstd
 
+from fabricate.claude import SessionWriter, dumps, make_session, session_id, session_path
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
 from lazy.capture.source_file import capture_file
@@ -395,15 +395,7 @@ def test_empty_file_makes_no_builder(
     assert res.status == "empty"
     assert (res.messages_added, res.bytes_read, res.quarantined) == (0, 0, [])
     _no_builders(store, lazy_home, user_home)
-    report = lazy_json(
-        lazy_home,
-        user_home,
-        "import-conversation",
-        "--all",
-        "--all-projects",
-        "--source",
-        str(projects),
-    )
+    report = import_all(lazy_home, user_home, projects)
     assert report["imported"] == [] and report["messages_added"] == 0, report
     _no_builders(store, lazy_home, user_home)
 
@@ -421,15 +413,7 @@ def test_file_of_only_snapshots_makes_no_builder(
     assert res.status in ("captured", "unchanged", "empty"), res.status
     assert res.messages_added == 0 and not res.quarantined
     _no_builders(store, lazy_home, user_home)
-    report = lazy_json(
-        lazy_home,
-        user_home,
-        "import-conversation",
-        "--all",
-        "--all-projects",
-        "--source",
-        str(projects),
-    )
+    report = import_all(lazy_home, user_home, projects)
     assert report["imported"] == [], report
     _no_builders(store, lazy_home, user_home)
 

@@ -23,13 +23,15 @@ from typing import Any
 import orjson
 import psutil
 import pytest
-from harness import LAZY, ro_connect, unzstd
+from harness import ro_connect, unzstd
 
+from fabricate.claude import Session
+from fabricate.codex import Rollout
+from fabricate.opencode import Conv, create_db, oc_conv, tool, write_v1_tree
 from lazy.capture import daemon
 from support import CORPUS, require
-from support.agent_sessions import Conv, Rollout, create_db, invoke, oc_conv, tool, write_v1_tree
-from support.claude_session import Session
-from support.search import env_for
+from support.agent_sessions import invoke
+from support.search import env_for, run_lazy
 
 TIMEOUT = 120
 DEEP = "@@DEEP@@"
@@ -117,17 +119,8 @@ class World:
         return env_for(self.lazy_home, self.user_home, NO_COLOR="1", COLUMNS="400")
 
     def lazy(self, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-        p = subprocess.run(
-            [LAZY, *args],
-            env=self.env(),
-            cwd=self.user_home,
-            input=stdin.decode() if stdin is not None else None,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+        p = run_lazy(self.lazy_home, self.user_home, *args, ok=False, stdin=stdin,
+                     timeout=TIMEOUT, NO_COLOR="1", COLUMNS="400")  # fmt: skip
         assert "Traceback" not in p.stderr, p.stderr
         assert p.returncode == 0, f"`lazy {' '.join(args)}` exited {p.returncode}:\n{p}"
         return p
@@ -420,13 +413,7 @@ def test_the_hook_quarantines_and_captures_the_transcript_and_its_subagents(
             sub.path.write_bytes(spliced(sub.line("user", x=DEEP, **side), deep))
         sub.write(sub.line("user", message={"role": "user", "content": f"sub {n}"}, **side))
         subs.append(sub)
-    hook = {
-        "session_id": s.id,
-        "transcript_path": str(s.path),
-        "cwd": "/w/hooked",
-        "hook_event_name": "Stop",
-    }
-    p = world.lazy("capture", "--hook", stdin=json.dumps(hook).encode())
+    p = world.lazy("capture", "--hook", stdin=json.dumps(s.hook_input()).encode())
     assert p.stdout == ""
     texts = {
         r[0] for r in _query(world, "SELECT text FROM messages WHERE session_id LIKE ?", f"{s.id}%")

@@ -20,9 +20,9 @@ from harness import (
     numbering_gaps,
     unnumbered,
 )
-from sessions import SessionWriter, make_session, session_id, session_path
 
 import lazy.capture.source_file as source_file
+from fabricate.claude import SessionWriter, make_session, session_id, session_path
 from lazy.agents.jsonl import read_complete as real_read_complete
 from lazy.capture.source_file import capture_file
 from lazy.store import Store

@@ -17,12 +17,12 @@ from typing import Any
 
 import psutil
 import pytest
-from harness import LAZY, poll_until, ro_connect
+from harness import LAZY, ro_connect
 
+from fabricate.claude import Session
 from lazy.capture import daemon
 from lazy.os.pidfile import Holder, PidFile, me
-from support import dead_holder
-from support.claude_session import Session
+from support import dead_holder, poll
 from support.search import env_for
 
 TIMEOUT = 60.0  # seconds anything a daemon does is waited for
@@ -93,7 +93,7 @@ class Daemons:
             except psutil.Error:
                 continue
         for pid, _ in self.seen:
-            poll_until(lambda pid=pid: gone(pid), timeout=TIMEOUT, what=f"pid {pid} to die")
+            poll(lambda pid=pid: gone(pid), timeout=TIMEOUT, what=f"pid {pid} to die")
 
 
 def alive(p: psutil.Process) -> bool:
@@ -138,13 +138,13 @@ def test_start_captures_reports_and_stops(d: Daemons) -> None:
 
     s = Session(d.projects, "/w/daemon")  # written after the start, with nothing else running
     s.turn("written while only the daemon runs", "captured by it")
-    poll_until(lambda: stored_messages(d.lazy_home, s.id) == 2, timeout=TIMEOUT,
+    poll(lambda: stored_messages(d.lazy_home, s.id) == 2, timeout=TIMEOUT,
                what="the daemon to capture the new session")  # fmt: skip
     s.turn("and a second turn", "captured as it grows")
-    poll_until(lambda: stored_messages(d.lazy_home, s.id) == 4, timeout=TIMEOUT,
+    poll(lambda: stored_messages(d.lazy_home, s.id) == 4, timeout=TIMEOUT,
                what="the daemon to capture the grown session")  # fmt: skip
 
-    st = poll_until(lambda: (x := d.status())["captured"] >= 1 and x, timeout=TIMEOUT,
+    st = poll(lambda: (x := d.status())["captured"] >= 1 and x, timeout=TIMEOUT,
                     what="the status to count the capture")  # fmt: skip
     assert st["running"] is True and st["pid"] == h.pid and st["since"] == h.started_at
     assert st["sweeps"] >= 1 and st["last_sweep"]["at"] and st["last_sweep"]["failures"] == []
@@ -189,7 +189,7 @@ def test_starts_at_once_make_one_daemon(d: Daemons, before: str) -> None:
     assert h is not None
     assert sum("started" in o for o in outs) == 1
     assert sum("already running" in o for o in outs) == 2
-    poll_until(lambda: [p.pid for p in d.running()] == [h.pid], timeout=TIMEOUT,
+    poll(lambda: [p.pid for p in d.running()] == [h.pid], timeout=TIMEOUT,
                what="the losing daemons to exit")  # fmt: skip
 
 
@@ -222,7 +222,7 @@ def test_kill_9_leaves_status_saying_not_running_and_start_recovers(d: Daemons) 
     assert h is not None and started["state"] == "ready"
     assert started["status"]["pid"] == h.pid and started["status"]["sweeps"] == 1
     os.kill(h.pid, signal.SIGKILL)
-    poll_until(lambda: gone(h.pid), timeout=TIMEOUT, what="the killed daemon to die")
+    poll(lambda: gone(h.pid), timeout=TIMEOUT, what="the killed daemon to die")
     st = d.status()
     assert st["running"] is False and st["stale_pid"] == h.pid
     assert "not running" in d.lazy("daemon", "status").stdout
@@ -268,7 +268,7 @@ def test_run_in_the_foreground_stops_on_sigterm(d: Daemons) -> None:
     fg = subprocess.Popen([LAZY, "daemon", "run"], env=d.env(), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)  # fmt: skip
     try:
-        poll_until(lambda: d.status()["sweeps"] >= 1, timeout=TIMEOUT, what="the first sweep")
+        poll(lambda: d.status()["sweeps"] >= 1, timeout=TIMEOUT, what="the first sweep")
         h = d.holder()
         assert h is not None and h.pid == fg.pid
         second = d.lazy("daemon", "run", ok=False)
@@ -312,9 +312,9 @@ def test_a_removed_pid_file_is_written_again_at_the_next_sweep(d: Daemons) -> No
     assert d.status()["running"] is False  # no record: nothing says it runs
     s = Session(d.projects, "/w/again")  # a new session: the watcher asks for a sweep
     s.turn("a new session", "sweeps again")
-    again = poll_until(d.holder, timeout=TIMEOUT, what="the pid file to be written again")
+    again = poll(d.holder, timeout=TIMEOUT, what="the pid file to be written again")
     assert again.pid == h.pid
-    st = poll_until(lambda: (x := d.status())["running"] and x["last_sweep"] and x,
+    st = poll(lambda: (x := d.status())["running"] and x["last_sweep"] and x,
                     timeout=TIMEOUT, what="the status of the same run")  # fmt: skip
     assert st["pid"] == h.pid and stored_messages(d.lazy_home, s.id) == 2
     second = d.lazy("daemon", "start")

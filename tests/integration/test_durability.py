@@ -23,16 +23,16 @@ from harness import (
     integrity,
     message_rows,
     numbering_gaps,
-    poll_until,
     ro_connect,
     scalar,
     unnumbered,
 )
-from sessions import SessionWriter, make_session, session_id, session_path
 
+from fabricate.claude import SessionWriter, make_session, session_id, session_path
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
+from support import poll
 from support.search import env_for, lazy_json
 
 SID = session_id(1, "durability")
@@ -424,7 +424,7 @@ def _kill_once_committed(
         finally:
             conn.close()
 
-    poll_until(committed, timeout=120, what="the import to commit every message")
+    poll(committed, timeout=120, what="the import to commit every message")
     killed = p.poll() is None
     if killed:
         os.kill(p.pid, signal.SIGKILL)
@@ -505,7 +505,7 @@ def _kill_capture_mid_file(
             conn.close()
         return row[0] if row is not None and 0 < row[0] < size // 2 else None
 
-    poll_until(part_way, timeout=60, what="a capture half way through the file")
+    poll(part_way, timeout=60, what="a capture half way through the file")
     assert p.poll() is None, "the capture finished before it could be killed"
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=30)

@@ -18,9 +18,9 @@ import orjson
 import pytest
 from harness import LAZY, ro_connect, scalar
 
+from fabricate.claude import Session
 from lazy.capture import hook_entry
 from lazy.store import Store
-from support.claude_session import Session
 from support.search import IndexView, env_for, message_ids, run_lazy, write_sessions
 
 BOUND = 5.0  # seconds a hook may take on a broken store (it must not sit on a busy timeout)
@@ -38,15 +38,6 @@ def hook(
         timeout=60,
         check=False,
     )
-
-
-def event(s: Session, name: str = "Stop") -> dict[str, Any]:
-    return {
-        "session_id": s.id,
-        "transcript_path": str(s.path),
-        "cwd": s.cwd,
-        "hook_event_name": name,
-    }
 
 
 def capture_log(lazy_home: Path) -> list[tuple[Any, ...]]:
@@ -96,10 +87,10 @@ def test_a_turn_is_captured_with_its_subagent_as_an_import_would(
     s = Session(projects, "/w/hooked")
     s.turn("first question about hooks", "first answer")
     with_subagent(s)
-    p = hook(lazy_home, user_home, event(s))
+    p = hook(lazy_home, user_home, s.hook_input())
     assert p.returncode == 0 and p.stdout == b"", p
     s.turn("second question", "second answer")
-    p = hook(lazy_home, user_home, event(s, "SessionEnd"))
+    p = hook(lazy_home, user_home, s.hook_input("SessionEnd"))
     assert p.returncode == 0 and p.stdout == b"", p
     by_hook = keys(lazy_home)
     assert len(by_hook[s.id]) == 4 and len(by_hook) == 2  # the main session and its subagent
@@ -152,7 +143,7 @@ def test_a_damaged_store_costs_the_hook_no_time_and_is_in_the_fallback_log(
     lazy_home.mkdir()
     (lazy_home / "store.db").write_bytes(b"this is not a database, it is garbage" * 200)
     started = time.monotonic()
-    p = hook(lazy_home, user_home, event(s))
+    p = hook(lazy_home, user_home, s.hook_input())
     took = time.monotonic() - started
     assert p.returncode == 0 and p.stdout == b"", p
     assert took < BOUND, f"the hook took {took:.1f} s on a damaged store"
@@ -169,7 +160,7 @@ def test_a_directory_where_the_store_should_be(
     s.turn("a turn", "an answer")
     (lazy_home / "store.db").mkdir(parents=True)
     started = time.monotonic()
-    p = hook(lazy_home, user_home, event(s))
+    p = hook(lazy_home, user_home, s.hook_input())
     assert p.returncode == 0 and p.stdout == b"", p
     assert time.monotonic() - started < BOUND
     [record] = fallback(lazy_home)
@@ -189,7 +180,7 @@ def test_a_locked_store_is_given_up_on_and_logged_aside(
     holder.execute("BEGIN IMMEDIATE")
     try:
         started = time.monotonic()
-        p = hook(lazy_home, user_home, event(s))
+        p = hook(lazy_home, user_home, s.hook_input())
         took = time.monotonic() - started
     finally:
         holder.execute("ROLLBACK")
@@ -200,7 +191,7 @@ def test_a_locked_store_is_given_up_on_and_logged_aside(
     assert record["code"] == "SQLITE_BUSY" and "busy" in record["reason"]
     assert record["path"] == str(s.path)
     # the next hook, with the store free, captures what the locked one could not
-    p = hook(lazy_home, user_home, event(s))
+    p = hook(lazy_home, user_home, s.hook_input())
     assert p.returncode == 0 and len(keys(lazy_home)[s.id]) == 2
 
 
@@ -215,7 +206,7 @@ def test_what_the_hook_adds_is_indexed_when_the_index_is_in_use(
     s.last = None
     s.n = 100  # later timestamps
     s.turn("zqhookedtokenone in the parser", "zqhookedtokentwo and the tests")
-    p = hook(lazy_home, user_home, event(s))
+    p = hook(lazy_home, user_home, s.hook_input())
     assert p.returncode == 0, p
     view = IndexView(lazy_home)
     assert view.counts(["zqhookedtokenone", "zqhookedtokentwo", first.tokens[0]]) == {
@@ -234,7 +225,7 @@ def test_a_fresh_index_is_left_to_others(lazy_home: Path, user_home: Path, proje
     """No index yet: filling it from the whole store is no job for a hook."""
     s = Session(projects, "/w/noindex")
     s.turn("a turn", "an answer")
-    assert hook(lazy_home, user_home, event(s)).returncode == 0
+    assert hook(lazy_home, user_home, s.hook_input()).returncode == 0
     assert len(keys(lazy_home)[s.id]) == 2
     assert not (lazy_home / "index").exists()
 
@@ -255,7 +246,7 @@ def test_the_budget_interrupts_a_long_capture_and_the_next_hook_finishes_it(
                        "content": [{"type": "text", "text": f"answer {i}"}]}),
             ):  # fmt: skip
                 f.write(orjson.dumps(obj) + b"\n")
-    payload = orjson.dumps(event(s))
+    payload = orjson.dumps(s.hook_input())
     done = hook_entry.run(io.BytesIO(payload), lazy_home, budget=0.05, hard=120)
     assert done == "timeout"
     [(level, path, sid, reason, code, detail)] = capture_log(lazy_home)
@@ -277,10 +268,10 @@ def test_a_hook_regroups_what_an_interrupted_one_captured(lazy_home: Path, proje
     with Store.open(lazy_home) as store:
         capture_file(store, s.path, regroup=False, agent="claude")  # committed, not regrouped
         assert scalar(store.conn, "SELECT COUNT(*) FROM builders") == 0
-    assert hook_entry.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "captured"
+    assert hook_entry.run(io.BytesIO(orjson.dumps(s.hook_input())), lazy_home) == "captured"
     with Store.open(lazy_home) as store:
         assert scalar(store.conn, "SELECT builder_id FROM sessions WHERE id=?", s.id) == s.id
-    assert hook_entry.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "unchanged"
+    assert hook_entry.run(io.BytesIO(orjson.dumps(s.hook_input())), lazy_home) == "unchanged"
 
 
 def test_help_says_where_the_fallback_log_is(lazy_home: Path, user_home: Path) -> None:
@@ -352,7 +343,7 @@ def test_the_hook_path_does_not_load_pydantic(
     s.turn("a turn", "an answer")
     p = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "lazy.cli.main", "capture", "--hook"],
-        input=orjson.dumps(event(s)),
+        input=orjson.dumps(s.hook_input()),
         env=env_for(lazy_home, user_home),
         capture_output=True,
         timeout=60,

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from harness import LAZY
 
-from support.agent_sessions import Rollout, create_db, oc_conv, write_oldest_tree, write_v1_tree
+from fabricate.codex import Rollout
+from fabricate.opencode import create_db, oc_conv, write_oldest_tree, write_v1_tree
 from support.search import env_for
 
 TIMEOUT_S = 20  # far above a healthy run (about a second): reaching it means a hang

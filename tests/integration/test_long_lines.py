@@ -20,7 +20,7 @@ import orjson
 import pytest
 from harness import LAZY, ro_connect, unzstd
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.search import env_for
 
 LONG = 64 * 1024 * 1024  # bytes of payload (an 85 MB line): past MAX_LINE (32 MiB), a dump
@@ -204,9 +204,7 @@ def test_the_hook_passes_a_line_too_long_to_hold(homes: tuple[Path, Path, Path])
     line = _long_line(s)
     line_no = _append(s.path, line) + 1
     s.turn("hooked after", "fine after")
-    hook = {"session_id": s.id, "transcript_path": str(s.path), "cwd": "/w/hooked-long",
-            "hook_event_name": "Stop"}  # fmt: skip
-    out, peak = _run(home, user, "capture", "--hook", stdin=json.dumps(hook).encode())
+    out, peak = _run(home, user, "capture", "--hook", stdin=json.dumps(s.hook_input()).encode())
     _peak_ok(peak, line)
     assert out == ""
     assert {"hooked before", "hooked after", "fine after"} <= _texts(home, s.id)

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from bench.redaction import GENERATORS
+from fabricate.claude import Session
 from lazy.agents.files import decompress_frames
-from support import load_bench
-from support.claude_session import Session
 from support.lsp import call, start_sidecar
 from support.search import env_for, lazy_json, run_lazy
 
@@ -40,7 +40,7 @@ class World:
         self.repo = base / "work" / "repo"
         self.repo.mkdir(parents=True)
         rng = random.Random(13)
-        gens = load_bench("redaction").GENERATORS
+        gens = GENERATORS
         self.secrets = {rule: gens[rule](rng) for rule in PLANTED}
         self.db_password = "Hx7" + "".join(rng.choices("abcdefghijkmnpqrstuvwxyz23456789", k=14))
         self.env_secret = "".join(

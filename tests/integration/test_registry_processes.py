@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 import pytest
-from harness import PYTHON, poll_until
+from harness import PYTHON
 
 from lazy.aliases.registry import (
     RegistryWarning,
@@ -24,6 +24,7 @@ from lazy.aliases.registry import (
     SessionRegistry,
     normalize_scope,
 )
+from support import poll
 
 CHILDREN = str(Path(__file__).resolve().parent / "registry_children.py")
 PROCESSES, OPS = 8, 250
@@ -84,7 +85,7 @@ def test_eight_processes_writing_at_once_equal_a_serial_replay(
         s.mkdir()
     go, done, ready = tmp / "go", tmp / "done", tmp / "checker-ready"
     checker = start(procs, child("check", path, done, ready))
-    poll_until(ready.exists, timeout=60, what="the checker to start")
+    poll(ready.exists, timeout=60, what="the checker to start")
     logs = [tmp / f"ops-{i}.jsonl" for i in range(PROCESSES)]
     workers = [
         start(procs, child("ops", path, i, OPS, 1000 + i, logs[i], go, *scopes))
@@ -133,7 +134,7 @@ def hold(
 ) -> tuple[subprocess.Popen[str], Path]:
     ready, release = tmp / f"{tag}-ready", tmp / f"{tag}-release"
     p = start(procs, child("hold", lock, ready, release))
-    poll_until(ready.exists, timeout=60, what=f"{tag} to take the lock")
+    poll(ready.exists, timeout=60, what=f"{tag} to take the lock")
     return p, release
 
 
@@ -152,7 +153,7 @@ def test_a_holder_killed_mid_hold_is_taken_over(
     if reaped:
         holder.wait()
     else:  # killed but not yet waited for: a zombie with its pid still taken
-        poll_until(
+        poll(
             lambda: psutil.Process(holder.pid).status() == psutil.STATUS_ZOMBIE,
             timeout=30,
             what="the holder to become a zombie",
@@ -259,7 +260,7 @@ def test_waiters_racing_to_break_one_stale_lock_end_with_one_holder(
     racers = [
         start(procs, child("race", lock, i, rounds, counter, inside, where)) for i in range(waiters)
     ]
-    poll_until(
+    poll(
         lambda: all((where / f"ready-{i}").exists() for i in range(waiters)),
         timeout=60,
         what="the racers to start",
@@ -268,7 +269,7 @@ def test_waiters_racing_to_break_one_stale_lock_end_with_one_holder(
         assert not lock.exists()
         lock.write_bytes(stale)
         (where / f"go-{r}").touch()
-        poll_until(
+        poll(
             lambda r=r: all((where / f"done-{r}-{i}").exists() for i in range(waiters)),
             timeout=120,
             what=f"round {r}",

@@ -15,12 +15,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from fabricate.claude import Session
 from lazy.capture.source_file import capture_file
 from lazy.index.indexer import STAMP, SearchIndex
 from lazy.index.schema import SCHEMA_VERSION
 from lazy.index.search import search
 from lazy.store import Store
-from support.claude_session import Session
 from support.search import (
     REBUILDING,
     IndexView,

@@ -18,9 +18,9 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from fabricate.claude import Session
+from fabricate.codex import Rollout
 from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, NAME_TAKEN, NOT_FOUND
-from support.agent_sessions import Rollout
-from support.claude_session import Session
 from support.lsp import TIMEOUT, call, plain, start_sidecar
 from support.search import env_for, run_lazy
 

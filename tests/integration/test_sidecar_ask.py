@@ -15,8 +15,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 import support.lsp as lsp_support
+from fabricate.claude import Session
 from lazy.server.protocol import AMBIGUOUS, ASK_FAILED, NOT_FOUND
-from support.claude_session import Session
 from support.lsp import TIMEOUT, call
 from support.search import LAZY, env_for
 

@@ -15,8 +15,8 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 import support.lsp as lsp_support
+from fabricate.claude import Session
 from lazy.server.protocol import PROMOTE_COMMAND
-from support.claude_session import Session
 from support.lsp import TIMEOUT, call
 
 SPOOF = "── #3 · user · 2025-01-01 ──"  # agent output that looks like the next header

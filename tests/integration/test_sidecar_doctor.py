@@ -14,9 +14,9 @@ import pytest
 import pytest_asyncio
 from pytest_lsp import LanguageClient
 
+from fabricate.claude import Session
 from lazy.doctor.checks import CHECKS
 from lazy.model import DoctorReport
-from support.claude_session import Session
 from support.doctor import age
 from support.lsp import call as lsp_call
 from support.lsp import start_sidecar

@@ -13,8 +13,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 import support.lsp as lsp_support
+from fabricate.claude import Session
 from lazy.server.protocol import ALREADY_PROMOTED, NOT_FOUND
-from support.claude_session import Session
 from support.lsp import call
 from support.search import run_lazy
 

@@ -22,8 +22,7 @@ import pytest
 from store_support import Home, count, snapshot
 
 from lazy.store.schema import SCHEMA_VERSION
-from support import require
-from support.search import poll
+from support import poll, require
 
 STORE = "Store is intact"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from store_support import Home, modes, not_private
 
-from support.search import poll
+from support import poll
 
 
 @pytest.mark.parametrize("umask", [0o000, 0o022])

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from support.agent_sessions import Call, Rollout, create_db, oc_conv, text, tool
-from support.claude_session import Session
+from fabricate.claude import Session
+from fabricate.codex import Call, Rollout
+from fabricate.opencode import create_db, oc_conv, text, tool
 from support.search import LAZY, env_for
 
 # Each attack of a planted text, as a terminal would obey it.
@@ -97,42 +98,10 @@ def _plant(w: World) -> None:
     s = Session(projects, CWD, session_id=SID)
     s.user(planted("user"))
     s.write(
-        s.line(
-            "assistant",
-            requestId="req_1",
-            message={
-                "id": "msg_planted_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {"type": "text", "text": planted("assistant")},
-                    {
-                        "type": "tool_use",
-                        "id": "toolu_planted",
-                        "name": "Bash\x1b]0;TOOL\x07",
-                        "input": {"command": planted("tool-input")},
-                    },
-                ],
-                "usage": {"input_tokens": 3, "output_tokens": 7},
-            },
-        )
-    )
-    s.write(
-        s.line(
-            "user",
-            message={
-                "role": "user",
-                "content": [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": "toolu_planted",
-                        "content": planted("tool-output"),
-                    }
-                ],
-            },
-        )
-    )
+        s.tool_use_line("Bash\x1b]0;TOOL\x07", {"command": planted("tool-input")}, "toolu_planted",
+                        text=planted("assistant"), message_id="msg_planted_1", request_id="req_1")
+    )  # fmt: skip
+    s.write(s.tool_result_line("toolu_planted", planted("tool-output")))
     s.assistant(planted("reply"))
     twin = Session(projects, CWD, session_id=SID_TWIN)
     twin.turn(planted("twin"), "ok")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from fake_anthropic import Rule, text
 
+from fabricate.claude import Session
 from lazy.ask import paths
-from support.claude_session import Session
 from support.docker import Engine
 from support.oneshot_api import REAL_KEY, fake_api
 

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from fake_anthropic import Rule, text
 
+from fabricate.claude import Session
 from lazy.ask import engine as docker_engine
 from lazy.ask.leftovers import Run, make_run_dir, run_dir_for
 from lazy.ask.paths import project_slug
 from lazy.ask.watchdog import Watchdog
-from support.claude_session import Session
 from support.docker import Engine
 from support.oneshot_api import REAL_KEY, fake_api
 

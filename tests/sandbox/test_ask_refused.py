@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.docker import Engine
 
 LAZY = str(Path(sys.executable).with_name("lazy"))

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 import support.lsp as lsp_support
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.docker import Engine
 from support.lsp import TIMEOUT, call, plain
 from support.oneshot_api import REAL_KEY, fake_api

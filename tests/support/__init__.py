@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from typing import TypeVar
 
 import pytest
 
@@ -16,6 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path(os.environ.get("LAZY_CORPUS", REPO.parent / "shared" / "corpus"))
 CLAUDE_CORPUS = CORPUS / "claude-code"
 
+T = TypeVar("T")
+
 
 def require(condition: bool, reason: str) -> None:
     """Skip locally, fail in CI: a missing prerequisite must never pass silently there."""
@@ -24,6 +28,18 @@ def require(condition: bool, reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"prerequisite missing in CI: {reason}")
     pytest.skip(reason)
+
+
+def poll(probe: Callable[[], T | None], *, timeout: float, what: str, every: float = 0.005) -> T:
+    """``probe()`` until it is truthy; fail after ``timeout`` seconds (never a guessed sleep)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(every)
 
 
 def stage(tmp_path: Path, files: dict[str, Path]) -> Path:
@@ -57,7 +73,6 @@ def split_sessions(src: Path, dest_dir: Path) -> list[Path]:
 def dead_holder() -> Holder:
     """A pid file record whose process has exited: a real pid and create time, now gone."""
     import subprocess
-    import sys
 
     import psutil
 
@@ -68,16 +83,3 @@ def dead_holder() -> Holder:
     p.stdin.close()
     p.wait(timeout=30)
     return Holder(p.pid, created, me().host, "d" * 32, "2026-01-01T00:00:00.000Z")
-
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def load_bench(name: str) -> ModuleType:
-    """``bench/<name>.py`` as a module, loaded as the benchmarks load each other."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    import benchmarks
-
-    module: ModuleType = benchmarks.load(name)
-    return module

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parents[1]  # tests/: its siblings import as sup
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from support.claude_session import Session  # noqa: E402
+from fabricate.claude import Session  # noqa: E402
 from support.search import LAZY, env_for  # noqa: E402
 
 ME = str(Path(__file__).resolve())

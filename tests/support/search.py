@@ -23,7 +23,6 @@ import shlex
 import sqlite3
 import subprocess
 import sys
-import time
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,9 +36,10 @@ if str(HERE) not in sys.path:
 
 import tantivy  # noqa: E402
 
+from fabricate.claude import Session  # noqa: E402
 from lazy.index.schema import build_schema, register  # noqa: E402
 from lazy.store import parse_iso  # noqa: E402
-from support.claude_session import Session  # noqa: E402
+from support import poll  # noqa: E402
 
 PYTHON = sys.executable
 LAZY = str(Path(sys.executable).with_name("lazy"))
@@ -48,21 +48,6 @@ REBUILDING = "rebuilding the search index from the store"
 HIDDEN_ROLES = ("tool_call", "tool_result")  # out of the default (conversations) scope
 
 T = TypeVar("T")
-
-
-# ---- waiting -------------------------------------------------------------------------------
-
-
-def poll(probe: Callable[[], T | None], *, timeout: float, what: str, every: float = 0.005) -> T:
-    """``probe()`` until it is truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(every)
 
 
 # ---- sessions with a token per message ------------------------------------------------------
@@ -276,17 +261,29 @@ def env_for(lazy_home: Path, user_home: Path, **extra: str) -> dict[str, str]:
 
 
 def run_lazy(
-    lazy_home: Path, user_home: Path, *args: str, cwd: Path | None = None, ok: bool = True
+    lazy_home: Path,
+    user_home: Path,
+    *args: str,
+    cwd: Path | None = None,
+    ok: bool = True,
+    stdin: bytes | None = None,
+    timeout: float = 120,
+    preexec: Callable[[], None] | None = None,
+    **env: str,
 ) -> subprocess.CompletedProcess[str]:
+    """``lazy <args>`` in a child (stdin closed unless given), in :func:`env_for`'s environment
+    plus ``env``; with ``ok``, a non-zero exit fails the test."""
     p = subprocess.run(
         [LAZY, *args],
-        env=env_for(lazy_home, user_home),
+        env=env_for(lazy_home, user_home, **env),
         cwd=cwd or user_home,
+        input=stdin.decode() if stdin is not None else None,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
-        stdin=subprocess.DEVNULL,
+        preexec_fn=preexec,
     )
     if ok and p.returncode != 0:
         raise AssertionError(

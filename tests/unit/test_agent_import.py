@@ -18,23 +18,11 @@ from typing import Any
 import pytest
 
 import lazy.memories.session_import as agent_import
-from support.agent_sessions import (
-    APP_CWD,
-    Call,
-    Conv,
-    Rollout,
-    Session,
-    claude_subagent,
-    count_rows,
-    create_db,
-    invoke,
-    memories,
-    oc_conv,
-    report,
-    text,
-    tool,
-    write_v1_tree,
-)
+from fabricate import APP_CWD
+from fabricate.claude import Session, subagent
+from fabricate.codex import Call, Rollout
+from fabricate.opencode import Conv, create_db, oc_conv, text, tool, write_v1_tree
+from support.agent_sessions import count_rows, invoke, memories, report
 
 # Every key of the spec's metadata table, spelled as the spec spells it.
 META_KEYS = {
@@ -452,7 +440,7 @@ def test_include_sidechains_takes_claude_subagent_files(claude: Path, lazy_home:
     main = Session(claude, APP_CWD)
     main.turn("delegate the search", "delegating")
     main.turn("and report back", "done")
-    claude_subagent(main, "a1b2c3d4e5f6a7b8c", "search the repo", "found 3 hits")
+    subagent(main, "a1b2c3d4e5f6a7b8c", "search the repo", "found 3 hits")
     rep = report("import", "claude")
     assert [s["session_id"] for s in rep["sessions"]] == [main.id]
     assert all(m["content"] != "found 3 hits" for m in memories(lazy_home))

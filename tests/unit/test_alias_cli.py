@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from fabricate.claude import Session
 from lazy.aliases.registry import SessionRegistry
 from lazy.aliases.resolve import AmbiguousAlias, bind_builder, resolve_alias, resume_target
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover
 from lazy.store import Store
 from lazy.store.queries import NotFound
-from support.claude_session import Session
 from support.cli import lazy
 
 A = "abcd1111-0000-4000-8000-000000000001"

@@ -18,6 +18,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from fabricate.claude import Session
 from lazy.ask.ask import NOTHING, AskError, ask_transcript
 from lazy.ask.chunks import ARG_LIMIT, BUDGET, render, size, split
 from lazy.ask.oneshot import OneShotError, OneShotTimeout, OneShotUnavailable
@@ -27,7 +28,6 @@ from lazy.cli.main import cli
 from lazy.model import ONESHOT_MARKER, Transcript
 from lazy.store import Store
 from lazy.store.queries import resolve_builder, transcript
-from support.claude_session import Session
 
 KIB = 1024
 TS_LEN = len("2026-11-01T10:00:00.000Z")
@@ -535,33 +535,15 @@ def test_cli_help_documents_the_command() -> None:
 
 
 def test_subagents_and_tool_calls_are_read_as_text(store: Store, projects: Path) -> None:
-    from support.agent_sessions import claude_subagent
+    from fabricate.claude import subagent
 
     ses = Session(projects, "/w/askproj")
     ses.user("count the files")
     ses.write(
-        ses.line(
-            "assistant",
-            requestId="req_tool",
-            message={
-                "id": "msg_tool_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {"type": "text", "text": "Listing them."},
-                    {
-                        "type": "tool_use",
-                        "id": "toolu_1",
-                        "name": "Bash",
-                        "input": {"command": "ls"},
-                    },
-                ],
-                "usage": {"input_tokens": 3, "output_tokens": 7},
-            },
-        )
-    )
-    sub = claude_subagent(ses, "a1b2c3", "look for the config", "found it in lazy.toml")
+        ses.tool_use_line("Bash", {"command": "ls"}, "toolu_1", text="Listing them.",
+                          message_id="msg_tool_1", request_id="req_tool")
+    )  # fmt: skip
+    sub = subagent(ses, "a1b2c3", "look for the config", "found it in lazy.toml")
     capture_file(store, ses.path)
     capture_file(store, sub)
     t = transcript(store.conn, resolve_builder(store.conn, ses.id))

@@ -22,13 +22,10 @@ from typing import Any
 import orjson
 import pytest
 
-from support import load_bench
+from bench import agents_corpus as ac
 
 LAZY = [sys.executable, "-c", "import sys; from lazy.cli.main import main; sys.exit(main())"]
 SIZE = 1_500_000
-
-
-ac = load_bench("agents_corpus")
 
 
 def _env(base: Path) -> dict[str, str]:

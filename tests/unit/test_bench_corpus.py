@@ -12,9 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from support import load_bench
-
-corpus = load_bench("corpus")
+from bench import corpus
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import orjson
 
-from support import load_bench
+from bench import hook as bench
 
 
 def test_hook_bench_at_a_tiny_size(tmp_path: Path) -> None:
-    bench = load_bench("hook")
     out = tmp_path / "out"
     argv = ["--reps", "2", "--small", "4", "--large", "40", "--out", str(out)]
     assert bench.main([*argv, "--workdir", str(tmp_path)]) == 0

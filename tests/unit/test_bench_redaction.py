@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from support import load_bench
-
-bench = load_bench("redaction")
+from bench import redaction as bench
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,8 @@ from typing import Any
 import orjson
 import pytest
 
-from support import load_bench, require
-
-bench = load_bench("search")
+from bench import search as bench
+from support import require
 
 
 @pytest.fixture(scope="module")

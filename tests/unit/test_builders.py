@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 
+from fabricate.claude import Session
 from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover
 from lazy.capture.rederive import rederive
@@ -14,7 +15,6 @@ from lazy.capture.source_file import capture_file
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
-from support.claude_session import Session
 
 
 def import_all(store: Store, root: Path) -> dict[str, BuilderInfo]:

@@ -9,8 +9,8 @@ import select
 import sys
 from pathlib import Path
 
+from fabricate.claude import Session
 from lazy.model import ONESHOT_MARKER
-from support.claude_session import Session
 from support.cli import LAZY, lazy
 
 

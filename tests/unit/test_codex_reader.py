@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 import zstandard
 
+from fabricate import APP_CWD
+from fabricate.claude import Session
+from fabricate.codex import Call, Rollout
+from fabricate.opencode import create_db, oc_conv
 from lazy.agents import file_identity
 from lazy.agents.codex.reader import CodexReader, is_harness
 from lazy.agents.jsonl import split_lines
@@ -22,16 +26,7 @@ from lazy.model import ReadBatch
 from lazy.store import Store
 from lazy.store.queries import resolve_builder, transcript
 from support import CORPUS, require
-from support.agent_sessions import (
-    APP_CWD,
-    Call,
-    Rollout,
-    Session,
-    create_db,
-    invoke,
-    oc_conv,
-    report,
-)
+from support.agent_sessions import invoke, report
 
 CODEX_CORPUS = CORPUS / "codex"
 LEGACY = CODEX_CORPUS / "Sinity__polylogue/tests/fixtures/codex/legacy-response-records.jsonl"

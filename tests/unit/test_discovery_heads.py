@@ -9,10 +9,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from fabricate.claude import Session
 from lazy.capture import discovery
 from lazy.capture.discovery import FIRST_READ, HEAD_BYTES, discover
 from lazy.model import ONESHOT_MARKER
-from support.claude_session import Session
 
 
 def padded(root: Path, pad: int, prompt: str, cwd: str = "/work/padded") -> Session:

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
+from fabricate.claude import Session
+from fabricate.codex import Rollout
 from lazy.doctor.checks import CHECKS
 from lazy.model import ONESHOT_MARKER
 from lazy.store.schema import SCHEMA_VERSION
 from support import require
-from support.agent_sessions import Rollout
-from support.claude_session import Session
 from support.doctor import age, derived, rows
 from support.search import LAZY, env_for, run_lazy
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.doctor import Terminal, derived, local_command, old_import, rows
 from support.search import LAZY, IndexView, env_for, run_lazy
 

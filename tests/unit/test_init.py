@@ -7,8 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from fabricate.claude import Session
 from lazy.capture.discovery import encode_dir
-from support.claude_session import Session
 from support.cli import LAZY, lazy
 from support.pty import in_pty
 

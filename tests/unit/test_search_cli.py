@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from fabricate.claude import Session, subagent
+from fabricate.codex import Rollout
 from lazy.index.indexer import SearchIndex
 from lazy.index.search import search
 from lazy.store import Store
 from lazy.store.queries import short_id
 from support import CORPUS, require
-from support.agent_sessions import Rollout, claude_subagent
-from support.claude_session import Session
 from support.search import (
     IndexView,
     Oracle,
@@ -46,33 +46,10 @@ class World:
 
 def _tool_turn(s: Session, command: str, output: str) -> None:
     s.write(
-        s.line(
-            "assistant",
-            requestId="req_tool",
-            message={
-                "id": "msg_tool_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [
-                    {
-                        "type": "tool_use",
-                        "id": "toolu_1",
-                        "name": "Bash",
-                        "input": {"command": command},
-                    }
-                ],
-                "usage": {"input_tokens": 3, "output_tokens": 7},
-            },
-        ),
-        s.line(
-            "user",
-            message={
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}],
-            },
-        ),
-    )
+        s.tool_use_line("Bash", {"command": command}, "toolu_1", message_id="msg_tool_1",
+                        request_id="req_tool"),
+        s.tool_result_line("toolu_1", output),
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +65,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     main.turn("what about getUserName", "renamed it to get_user_name in users.py")
     _tool_turn(main, "grep -rn toolcallmarker .", "toolresultmarker: 3 matches")
     main.turn("and the retention of the index?", "rebuilt from the store, retention unchanged")
-    claude_subagent(main, "a1b2c3", "look for quokkasidechain in the logs", "no quokkas here")
+    subagent(main, "a1b2c3", "look for quokkasidechain in the logs", "no quokkas here")
     other = Session(projects, "/elsewhere/otherproj")
     other.turn("retention elsewhere", "yes, retention here too")
     other.turn("second question", "second answer")
@@ -120,7 +97,7 @@ def test_results_are_grouped_by_builder(world: World) -> None:
     lines = out.splitlines()
     head = next(line for line in lines if line.startswith(short_id(world.main.id)))
     assert "myrepo" in head and "claude" in head and "design the retention policy" in head
-    assert "2026-11-01" in head  # the Builder's start (claude_session's timestamps)
+    assert "2026-11-01" in head  # the Builder's start (fabricate.claude's timestamps)
     assert any(line.strip().startswith("#1 user:") and "retention" in line for line in lines)
     assert any("codex" in line and "codex retention question" in line for line in lines)
     assert short_id(world.other.id) not in out  # another project: out of the default scope

@@ -12,6 +12,7 @@ from typing import get_args
 import pytest
 
 import lazy.server
+from fabricate.claude import Session
 from lazy import agents
 from lazy.aliases.named import named_builder, named_page, rename_builder
 from lazy.aliases.registry import SessionRegistry
@@ -23,7 +24,6 @@ from lazy.store.queries import NotFound, builder_sources, builders_of_sessions, 
 from lazy.tasks.listing import tasks_of_builder, tasks_under
 from lazy.tasks.promote import promote
 from lazy.view.reading import transcript_page
-from support.claude_session import Session
 
 SERVER = Path(lazy.server.__file__).parent
 A = "feed1111-0000-4000-8000-000000000001"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from fabricate.claude import Session
 from lazy.capture.terminal_session import Failure, Supervisor, report
-from support.claude_session import Session
 
 
 def test_seven_reasons_show_five_then_say_how_many_more(tmp_path: Path) -> None:

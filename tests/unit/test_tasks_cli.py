@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from support.claude_session import Session
+from fabricate.claude import Session
 from support.cli import LAZY, lazy
 from support.pty import in_pty
 

@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 
+from fabricate import APP_CWD
+from fabricate.claude import Session
+from fabricate.codex import Rollout
+from fabricate.opencode import create_db, oc_conv
 from lazy.memories.tree import (
     TreeError,
     check_node_name,
@@ -22,7 +26,7 @@ from lazy.memories.tree import (
     slug_with_hash,
     split,
 )
-from support.agent_sessions import APP_CWD, Rollout, Session, create_db, memories, oc_conv, report
+from support.agent_sessions import memories, report
 
 
 @pytest.fixture(autouse=True)

@@ -1,16 +1,19 @@
-"""Realistic Claude Code session files for the integration tests.
+"""Claude Code session files, written as the CLI writes them.
 
-Every line is shaped after a real capture: the templates below are lines of
-``handgemacht-ai/claude-code-log`` ``test/test_data/real_projects/-experiments-worktrees/
-ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl`` (Claude Code 2.1.114), field for field and in the
-same key order, with long texts and signatures shortened. Ids, timestamps and texts are
-substituted per session, deterministically from a seed, so a test knows exactly which
-messages a file holds and in which order.
+Two writers of the same format, at two depths:
 
-One :meth:`SessionWriter.turn` is what a real turn writes: a file-history snapshot, the
-prompt, one assistant API message spread over three lines (thinking, text, tool_use, all
-sharing ``message.id``), the tool result, a closing assistant message, the stop-hook and
-turn-duration system records and a ``last-prompt`` record. That makes four messages.
+* :class:`Session`: Claude Code 2.0.x two-line turns (a prompt, then a one-block assistant
+  API message), appended to ``<root>/<encoded cwd>/<id>.jsonl`` as they are made; subagent
+  files with :func:`subagent`. Most tests, bench/hook.py and bench/sidecar.py use it.
+* :class:`SessionWriter`: what one real Claude Code 2.1.114 turn writes, field for field and
+  in the same key order: the templates are lines of ``handgemacht-ai/claude-code-log``
+  ``test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl``,
+  with long texts and signatures shortened. Ids, timestamps and texts are substituted per
+  session, deterministically from a seed, so a test knows exactly which messages a file holds
+  and in which order. One :meth:`SessionWriter.turn` is a file-history snapshot, the prompt,
+  one assistant API message spread over three lines (thinking, text, tool_use, all sharing
+  ``message.id``), the tool result, a closing assistant message, the stop-hook and
+  turn-duration system records and a ``last-prompt`` record: four messages.
 """
 
 from __future__ import annotations
@@ -25,8 +28,157 @@ from typing import Any
 
 import orjson
 
-VERSION = "2.1.114"
-MODEL = "claude-opus-4-7"
+VERSION = "2.0.42"
+MODEL = "claude-sonnet-4-5"
+# Session's clock: its n-th line is stamped n seconds after this
+TIME0 = datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
+
+
+def project_dir(root: Path, cwd: str) -> Path:
+    """Where Claude Code keeps a cwd's sessions: every character not a letter or digit is ``-``."""
+    return root / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def iso(at: datetime) -> str:
+    """A timestamp as Claude Code writes it: UTC, milliseconds, ``Z``."""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+def assistant_message(
+    content: str | list[dict[str, Any]], message_id: str | None = None
+) -> dict[str, Any]:
+    """The API message a 2.0.x assistant line holds: a text reply, or the blocks given."""
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return {
+        "id": message_id or f"msg_{uuid.uuid4().hex[:20]}",
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": blocks,
+        "usage": {"input_tokens": 3, "output_tokens": 7},
+    }
+
+
+def tool_use(name: str, tool_input: dict[str, Any], tool_id: str) -> dict[str, Any]:
+    """A ``tool_use`` content block."""
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def tool_result(tool_id: str, output: Any) -> dict[str, Any]:
+    """A ``tool_result`` content block answering ``tool_id``."""
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": output}
+
+
+class Session:
+    """One Claude Code 2.0.x session file; ``last`` is the uuid the next line chains on, ``n``
+    the lines written so far (the clock: line n is stamped ``TIME0 + n`` seconds)."""
+
+    def __init__(
+        self,
+        root: Path,
+        cwd: str,
+        session_id: str | None = None,
+        version: str = VERSION,
+        *,
+        branch: str = "main",
+        path: Path | None = None,
+    ) -> None:
+        self.id = session_id or str(uuid.uuid4())
+        self.cwd = cwd
+        self.version = version
+        self.branch = branch
+        self.path = path or project_dir(root, cwd) / f"{self.id}.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.last: str | None = None
+        self.n = 0
+        self.sidechain: dict[str, Any] = {}
+
+    def line(self, kind: str, *, at: datetime | None = None, **extra: Any) -> dict[str, Any]:
+        """The next line of ``kind`` (chained on the last), not written yet."""
+        self.n += 1
+        u = str(uuid.uuid4())
+        obj = {
+            "parentUuid": self.last,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.id,
+            "version": self.version,
+            "gitBranch": self.branch,
+            "type": kind,
+            "uuid": u,
+            "timestamp": iso(at or TIME0 + timedelta(seconds=self.n)),
+        }
+        obj.update(self.sidechain)
+        obj.update(extra)
+        self.last = u
+        return obj
+
+    def write(self, *objs: dict[str, Any]) -> None:
+        with open(self.path, "ab") as f:
+            f.write(b"".join(orjson.dumps(o) + b"\n" for o in objs))
+
+    def user_line(self, content: str | list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        return self.line("user", message={"role": "user", "content": content}, **extra)
+
+    def assistant_line(
+        self, content: str | list[dict[str, Any]], *, message_id: str | None = None,
+        request_id: str | None = None, **extra: Any,
+    ) -> dict[str, Any]:  # fmt: skip
+        rid = request_id or f"req_{self.n}"
+        return self.line(
+            "assistant", requestId=rid, message=assistant_message(content, message_id), **extra
+        )
+
+    def tool_use_line(
+        self, name: str, tool_input: dict[str, Any], tool_id: str, *, text: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:  # fmt: skip
+        """An assistant line calling a tool (after ``text``, if given, in the same message)."""
+        blocks = [{"type": "text", "text": text}] if text is not None else []
+        return self.assistant_line([*blocks, tool_use(name, tool_input, tool_id)], **extra)
+
+    def tool_result_line(self, tool_id: str, output: Any, **extra: Any) -> dict[str, Any]:
+        """The user line carrying a tool's output back."""
+        return self.user_line([tool_result(tool_id, output)], **extra)
+
+    def user(self, text: str, **extra: Any) -> None:
+        self.write(self.user_line(text, **extra))
+
+    def assistant(self, text: str, **extra: Any) -> None:
+        self.write(self.assistant_line(text, **extra))
+
+    def turn_lines(
+        self, prompt: str, reply: str, at: datetime | None = None
+    ) -> list[dict[str, Any]]:
+        """A turn's two lines, not written; ``at``: the prompt's time (the reply's is 2 s later)."""
+        later = at + timedelta(seconds=2) if at else None
+        return [self.user_line(prompt, at=at), self.assistant_line(reply, at=later)]
+
+    def turn(self, prompt: str, reply: str, at: datetime | None = None) -> None:
+        self.write(*self.turn_lines(prompt, reply, at))
+
+    def hook_input(self, event: str = "Stop") -> dict[str, Any]:
+        """The JSON Claude Code passes a hook on stdin for this session."""
+        return {"session_id": self.id, "transcript_path": str(self.path), "cwd": self.cwd,
+                "hook_event_name": event}  # fmt: skip
+
+
+def subagent(main: Session, subagent_id: str, prompt: str, reply: str) -> Path:
+    """A subagent's file as Claude Code 2.x lays it out: ``<session>/subagents/agent-<id>.jsonl``
+    beside the main session's file, every line a sidechain line naming the subagent."""
+    path = main.path.parent / main.id / "subagents" / f"agent-{subagent_id}.jsonl"
+    sub = Session(main.path.parent.parent, main.cwd, main.id, main.version, path=path)
+    sub.sidechain = {"isSidechain": True, "agentId": subagent_id}
+    sub.user(prompt)
+    sub.assistant(reply, message_id=f"msg_sub_{subagent_id}", request_id="req_sub")
+    return sub.path
+
+
+# ---- Claude Code 2.1.114 whole turns ----------------------------------------------------------
+
+FULL_VERSION = "2.1.114"
+FULL_MODEL = "claude-opus-4-7"
 DEFAULT_CWD = "/home/dev/lazy-reliability-project"
 MESSAGES_PER_TURN = 4
 
@@ -132,7 +284,7 @@ class SessionWriter:
             "entrypoint": "cli",
             "cwd": self.cwd,
             "sessionId": self.session_id,
-            "version": VERSION,
+            "version": FULL_VERSION,
             "gitBranch": "master",
         }
 
@@ -217,7 +369,7 @@ class SessionWriter:
                 "parentUuid": self._parent,
                 "isSidechain": False,
                 "message": {
-                    "model": MODEL,
+                    "model": FULL_MODEL,
                     "id": mid,
                     "type": "message",
                     "role": "assistant",
@@ -396,4 +548,4 @@ def make_session(
 
 def session_path(projects: Path, sid: str, cwd: str = DEFAULT_CWD) -> Path:
     """Where Claude Code keeps the session: ``projects/<encoded cwd>/<id>.jsonl``."""
-    return projects / re.sub(r"[^A-Za-z0-9]", "-", cwd) / f"{sid}.jsonl"
+    return project_dir(projects, cwd) / f"{sid}.jsonl"

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
-import { askAbout, answerHtml } from "../../src/ask";
-import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/askMessages";
+import { askAbout, answerHtml } from "../../src/ask/ask";
+import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/ask/messages";
 import type { AskRunResult } from "../../src/protocol";
 import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
 import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";

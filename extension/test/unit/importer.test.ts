@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { importConversations, previewLines, summarize } from "../../src/importer";
+import { importConversations, previewLines, summarize } from "../../src/views/importer";
 import type { ImportResult } from "../../src/protocol";
 import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
 import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";

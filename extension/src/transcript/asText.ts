@@ -2,12 +2,12 @@
 // lazy-transcript), for the editor's own find, selection and copy. Plain text, not Markdown:
 // the content is agent output and must not be rendered.
 import * as vscode from "vscode";
-import { builderLabel } from "./builders";
-import type { LazyClient } from "./client";
-import type { BuilderInfo, MessageView, TranscriptsPageResult } from "./protocol";
-import { plainText } from "./text";
-import { formatTimestamp } from "./time";
-import { toolName } from "./tools";
+import { builderLabel } from "../views/builders";
+import type { LazyClient } from "../protocol/client";
+import type { BuilderInfo, MessageView, TranscriptsPageResult } from "../protocol";
+import { plainText } from "../text";
+import { formatTimestamp } from "../time";
+import { toolName } from "../tools";
 
 export const SCHEME = "lazy-transcript";
 const PAGE = 1000;

@@ -3,13 +3,13 @@
 // one cancellable notification, the answer in a panel beside the transcript with its warnings
 // and how many excerpts it stands on. The answer is model output: the panel shows it as text.
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
-import { ErrorCode, type AskRunResult } from "./protocol";
-import { followProgress } from "./progress";
-import type { ProgressSource } from "./sidecar";
-import { nonce, webviewPage, type PageAssets } from "./webviewPage";
+import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
+import { isRecord } from "../protocol/decode";
+import { parseAnswerMessage, type HostToAnswer } from "./messages";
+import { ErrorCode, type AskRunResult } from "../protocol";
+import { followProgress } from "../sidecar/progress";
+import type { ProgressSource } from "../sidecar/sidecar";
+import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 
 export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
 

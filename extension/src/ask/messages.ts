@@ -1,7 +1,7 @@
 // The messages between the answer webview (an ask's answer beside the transcript) and the
 // extension, each checked on receipt. Shared by both bundles.
-import { askRunResult, DecodeError, int, isRecord, str, type Decoder } from "./decode";
-import type { AskRunResult } from "./protocol";
+import { askRunResult, DecodeError, int, isRecord, str, type Decoder } from "../protocol/decode";
+import type { AskRunResult } from "../protocol";
 
 export type AnswerToHost = { type: "ready" } | { type: "reveal"; number: number };
 

@@ -30,7 +30,7 @@ import type {
   TasksListResult,
   TasksPromoteResult,
   TranscriptsPageResult,
-} from "./protocol";
+} from ".";
 
 export class DecodeError extends Error {
   constructor(

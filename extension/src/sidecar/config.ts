@@ -1,7 +1,7 @@
 // The lazy.* settings, read once into a plain object so the rest never touches
 // WorkspaceConfiguration (and tests pass literals).
-import { isRecord } from "./decode";
-import { TOOLS, type InitializationOptions, type Tool } from "./protocol";
+import { isRecord } from "../protocol/decode";
+import { TOOLS, type InitializationOptions, type Tool } from "../protocol";
 
 export interface Settings {
   sidecarPath: string;

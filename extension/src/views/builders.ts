@@ -4,12 +4,12 @@
 // object it handed out.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import type { BuilderInfo, BuildersDidChange, Scope, SidechainInfo } from "./protocol";
-import { plainText } from "./text";
-import { formatTimestamp, relativeTime } from "./time";
-import { toolIcon, toolName } from "./tools";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import { isRecord } from "../protocol/decode";
+import type { BuilderInfo, BuildersDidChange, Scope, SidechainInfo } from "../protocol";
+import { plainText } from "../text";
+import { formatTimestamp, relativeTime } from "../time";
+import { toolIcon, toolName } from "../tools";
 
 export type Node =
   | { kind: "project"; id: string; project: string | null }

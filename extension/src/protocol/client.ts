@@ -2,7 +2,7 @@
 // not on vscode-languageclient, so tests drive them with a fake client.
 import type * as vscode from "vscode";
 import { DecodeError, isRecord, RESULT_DECODERS } from "./decode";
-import { ErrorCode, type RequestName, type Requests } from "./protocol";
+import { ErrorCode, type RequestName, type Requests } from ".";
 
 export interface LazyClient {
   request<M extends RequestName>(

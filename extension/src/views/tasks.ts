@@ -1,8 +1,8 @@
 // The Tasks view: the backlog, tasks promoted from ranges of Builders' messages (tasks/list).
-// Promoting happens in the transcript's form (promoteForm.ts, webview/promote.ts).
+// Promoting happens in the transcript's form (promote/form.ts, webview/promote.ts).
 import * as vscode from "vscode";
-import type { LazyClient } from "./client";
-import type { Scope, Task } from "./protocol";
+import type { LazyClient } from "../protocol/client";
+import type { Scope, Task } from "../protocol";
 
 export class TasksProvider implements vscode.TreeDataProvider<Task> {
   private readonly emitter = new vscode.EventEmitter<Task | undefined>();

@@ -3,12 +3,12 @@
 // chosen message.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import { ErrorCode, type Scope, type SearchResults } from "./protocol";
-import { plainText } from "./text";
-import { relativeTime } from "./time";
-import { toolIcon } from "./tools";
+import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
+import { isRecord } from "../protocol/decode";
+import { ErrorCode, type Scope, type SearchResults } from "../protocol";
+import { plainText } from "../text";
+import { relativeTime } from "../time";
+import { toolIcon } from "../tools";
 
 export interface SearchTarget {
   builderId: string;

@@ -2,10 +2,10 @@
 // under it; a check whose fix is a lazy command has a button that runs it in a terminal,
 // where it previews and asks before it writes (nothing runs on its own).
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import type { HealthCheck, DoctorReport } from "./protocol";
-import type { SidecarState } from "./sidecar";
-import { lazyShellArgs, type LazyCommand } from "./terminal";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import type { HealthCheck, DoctorReport } from "../protocol";
+import type { SidecarState } from "../sidecar/sidecar";
+import { lazyShellArgs, type LazyCommand } from "../sidecar/terminal";
 
 export type HealthNode =
   | { kind: "check"; check: HealthCheck }

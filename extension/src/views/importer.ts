@@ -1,11 +1,11 @@
 // Lazy: Import Conversations — preview what is new, confirm (nothing writes silently,
 // invariant 5), run with the sidecar's progress in one cancellable notification, summarize.
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, type LazyClient } from "./client";
-import type { ImportReport, ImportResult, Scope } from "./protocol";
-import { followProgress } from "./progress";
-import type { ProgressSource } from "./sidecar";
-import { toolName } from "./tools";
+import { describeFailure, isCancellation, type LazyClient } from "../protocol/client";
+import type { ImportReport, ImportResult, Scope } from "../protocol";
+import { followProgress } from "../sidecar/progress";
+import type { ProgressSource } from "../sidecar/sidecar";
+import { toolName } from "../tools";
 
 export type ImportOutcome = "nothing" | "declined" | "done" | "cancelled" | "failed";
 

@@ -12,8 +12,8 @@ import {
   task,
   obj,
   type Decoder,
-} from "./decode";
-import type { BuilderInfo, MessageView, Task } from "./protocol";
+} from "../protocol/decode";
+import type { BuilderInfo, MessageView, Task } from "../protocol";
 
 /** What the serializer keeps for a panel: enough to reopen it where the user was. */
 export interface PanelState {

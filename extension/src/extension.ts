@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { AnswerPanels, askAbout, type AskTarget } from "./ask/ask";
 import { BuildersProvider, builderLabel, type Node } from "./views/builders";
 import { readSettings } from "./sidecar/config";
-import { isRecord } from "./protocol/decode";
+import { isRecord } from "./protocol";
 import type { DiscoveryEnv, ExecFile } from "./sidecar/discovery";
 import { importConversations } from "./views/importer";
 import { showSearch } from "./views/search";

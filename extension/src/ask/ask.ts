@@ -4,7 +4,7 @@
 // and how many excerpts it stands on. The answer is model output: the panel shows it as text.
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
-import { isRecord } from "../protocol/decode";
+import { isRecord } from "../protocol";
 import { parseAnswerMessage, type HostToAnswer } from "./messages";
 import { ErrorCode, type AskRunResult } from "../protocol";
 import { followProgress } from "../sidecar/progress";

@@ -1,6 +1,6 @@
 // The messages between the answer webview (an ask's answer beside the transcript) and the
 // extension, each checked on receipt. Shared by both bundles.
-import { askRunResult, DecodeError, int, isRecord, str, type Decoder } from "../protocol/decode";
+import { askRunResult, DecodeError, int, isRecord, str, type Decoder } from "../protocol";
 import type { AskRunResult } from "../protocol";
 
 export type AnswerToHost = { type: "ready" } | { type: "reveal"; number: number };

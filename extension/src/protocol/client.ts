@@ -1,7 +1,8 @@
 // The typed face of the sidecar that every feature uses. Features depend on this interface,
 // not on vscode-languageclient, so tests drive them with a fake client.
 import type * as vscode from "vscode";
-import { DecodeError, isRecord, RESULT_DECODERS } from "./decode";
+import { RESULT_DECODERS } from "../../../protocol/decode";
+import { DecodeError, isRecord } from "./decoders";
 import { ErrorCode, type RequestName, type Requests } from ".";
 
 export interface LazyClient {

@@ -1,9 +1,12 @@
-// The generated contract (protocol/protocol.ts at the repo root) is the single source of the
-// wire types and the sidecar's error codes; it is bundled by esbuild, never copied. This
-// module adds the standard JSON-RPC codes the extension also tells apart.
+// The generated contract (protocol/protocol.ts and protocol/decode.ts at the repo root) is the
+// single source of the wire types, their decoders and the sidecar's error codes; it is bundled
+// by esbuild, never copied. This module adds the standard JSON-RPC codes the extension also
+// tells apart.
 import { ErrorCodes } from "../../../protocol/protocol";
 
 export * from "../../../protocol/protocol";
+export * from "../../../protocol/decode";
+export * from "./decoders";
 
 /** The error codes the extension acts on: the sidecar's own, and two of JSON-RPC's. */
 export const ErrorCode = {

@@ -1,6 +1,6 @@
 // The lazy.* settings, read once into a plain object so the rest never touches
 // WorkspaceConfiguration (and tests pass literals).
-import { isRecord } from "../protocol/decode";
+import { isRecord } from "../protocol";
 import { TOOLS, type InitializationOptions, type Tool } from "../protocol";
 
 export interface Settings {

@@ -12,7 +12,7 @@ import type {
 } from "vscode-languageclient/node";
 import { typedClient, type LazyClient } from "../protocol/client";
 import type { Settings } from "./config";
-import { DecodeError, NOTIFICATION_DECODERS } from "../protocol/decode";
+import { DecodeError, NOTIFICATION_DECODERS } from "../protocol";
 import type { DiscoveryEnv, ExecFile } from "./discovery";
 import { resolveLaunch, settingChanges, type Launch } from "./launch";
 import type { LazyCommand } from "./terminal";

@@ -12,7 +12,7 @@ import {
   task,
   obj,
   type Decoder,
-} from "../protocol/decode";
+} from "../protocol";
 import type { BuilderInfo, MessageView, Task } from "../protocol";
 
 /** What the serializer keeps for a panel: enough to reopen it where the user was. */

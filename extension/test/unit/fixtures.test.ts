@@ -4,7 +4,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { NOTIFICATION_DECODERS, RESULT_DECODERS } from "../../src/protocol/decode";
+import { NOTIFICATION_DECODERS, RESULT_DECODERS } from "../../src/protocol";
 import { typedClient } from "../../src/protocol/client";
 import { METHODS, type NotificationName, type RequestName } from "../../src/protocol";
 

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { buildersSourcesResult } from "../../src/protocol/decode";
+import { buildersSourcesResult } from "../../src/protocol";
 import { type SourcePick, sourcePicks, sourcePicksOf } from "../../src/views/sources";
 import { FakeClient } from "../fakes";
 

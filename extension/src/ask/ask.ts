@@ -14,7 +14,7 @@ import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
 
 export interface AskDeps {
-  client: () => LazyClient | undefined;
+  client: LazyClient;
   progress?: ProgressSource;
   log: vscode.LogOutputChannel;
   /** Where the answer goes (AnswerPanels.show in the extension). */
@@ -48,11 +48,7 @@ export function askFailure(e: unknown): string {
 }
 
 export async function askAbout(deps: AskDeps, target: AskTarget, question?: string): Promise<AskOutcome> {
-  const client = deps.client();
-  if (!client) {
-    void vscode.window.showErrorMessage("Lazy: the sidecar is not running (Lazy: Restart Sidecar).");
-    return "failed";
-  }
+  const client = deps.client;
   const asked =
     question ??
     (await vscode.window.showInputBox({

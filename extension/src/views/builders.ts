@@ -20,6 +20,20 @@ export type Node =
 
 export type BuilderNode = Extract<Node, { kind: "builder" }>;
 
+/** A tree node, when a command was run from the view (menus pass the element). */
+export function asNode(arg: unknown): Node | undefined {
+  return isRecord(arg) && typeof arg.kind === "string" && typeof arg.id === "string" ? (arg as unknown as Node) : undefined;
+}
+
+/** A command's argument: a tree node or a Builder id. */
+export function builderIdOf(arg: unknown): string | undefined {
+  if (typeof arg === "string") return arg;
+  const node = asNode(arg);
+  if (node?.kind === "builder") return node.info.id;
+  if (node?.kind === "sidechain") return node.builderId;
+  return undefined;
+}
+
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 500;
 const LAST_OPENED_KEY = "lazy.lastOpenedCounts";

@@ -10,7 +10,7 @@ import { toolName } from "../tools";
 export type ImportOutcome = "nothing" | "declined" | "done" | "cancelled" | "failed";
 
 export interface ImportDeps {
-  client: () => LazyClient | undefined;
+  client: LazyClient;
   scope: () => Scope;
   progress?: ProgressSource;
   log: vscode.LogOutputChannel;
@@ -47,11 +47,7 @@ export function summarize(r: ImportResult): { message: string; problems: string[
 }
 
 export async function importConversations(deps: ImportDeps): Promise<ImportOutcome> {
-  const client = deps.client();
-  if (!client) {
-    void vscode.window.showErrorMessage("Lazy: the sidecar is not running (Lazy: Restart Sidecar).");
-    return "failed";
-  }
+  const client = deps.client;
   const scope = deps.scope();
   let preview: ImportResult;
   try {

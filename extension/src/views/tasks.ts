@@ -1,6 +1,7 @@
 // The Tasks view: the backlog, tasks promoted from ranges of Builders' messages (tasks/list).
 // Promoting happens in the transcript's form (promote/form.ts, webview/promote.ts).
 import * as vscode from "vscode";
+import { registerCommands, type Ctx } from "../ctx";
 import type { LazyClient } from "../protocol/client";
 import type { Scope, Task } from "../protocol";
 
@@ -39,4 +40,12 @@ export class TasksProvider implements vscode.TreeDataProvider<Task> {
   dispose(): void {
     this.emitter.dispose();
   }
+}
+
+/** The Tasks view and its refresh. */
+export function registerTasksView(ctx: Ctx): vscode.Disposable[] {
+  return [
+    vscode.window.createTreeView("lazy.tasks", { treeDataProvider: ctx.tasks }),
+    ...registerCommands(ctx, [["lazy.tasks.refresh", () => () => { ctx.refreshTasks(); }]]),
+  ];
 }

@@ -7,8 +7,8 @@ import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "..
 import { isRecord } from "../protocol";
 import { parseAnswerMessage, type HostToAnswer } from "./messages";
 import { ErrorCode, type AskRunResult } from "../protocol";
-import { followProgress } from "../sidecar/progress";
-import type { ProgressSource } from "../sidecar/sidecar";
+import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
+import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
 import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 
 export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
@@ -27,13 +27,11 @@ export interface AskTarget {
 }
 
 /** The sidecar's progress while the request runs, as the notification's message. */
-function follow(source: ProgressSource | undefined, progress: vscode.Progress<{ message?: string }>): vscode.Disposable {
-  return followProgress(source, (v) => {
-    if (v.kind === "end") return;
-    const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
-    if (message) progress.report({ message });
-  });
-}
+const showMessages = (progress: NotificationProgress) => (v: ProgressValue): void => {
+  if (v.kind === "end") return;
+  const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
+  if (message) progress.report({ message });
+};
 
 /** A failed ask as `lazy ask` prints it: the sidecar's sentence (for a missing credential,
  * Docker or agent image, the one sentence with the fix), then [code: detail]. A failure that
@@ -61,17 +59,9 @@ export async function askAbout(deps: AskDeps, target: AskTarget, question?: stri
   if (!asked?.trim()) return "dismissed";
   let result: AskRunResult;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Lazy: asking about ${target.label}`, cancellable: true },
-      async (progress, token) => {
-        const following = follow(deps.progress, progress);
-        try {
-          // the request's token: cancelling sends $/cancelRequest and the sidecar kills the one-shot
-          return await client.request("ask/run", { id: target.id, question: asked.trim() }, token);
-        } finally {
-          following.dispose();
-        }
-      },
+    // cancelling sends $/cancelRequest and the sidecar kills the one-shot
+    result = await withRequestProgress(`Lazy: asking about ${target.label}`, deps.progress, showMessages, (token) =>
+      client.request("ask/run", { id: target.id, question: asked.trim() }, token),
     );
   } catch (e) {
     if (isCancellation(e)) {

@@ -124,3 +124,35 @@ export function obj<T>(shape: Shape<T>): Decoder<T> {
     return out as T;
   };
 }
+
+/** An integer from 1: a message number, a page's start. */
+export const positive: Decoder<number> = (v, p) => {
+  const n = int(v, p);
+  if (n < 1) throw new DecodeError(p, "a positive integer");
+  return n;
+};
+
+/** Each message type's fields (all but `type`), each with its decoder. */
+export type MessageShapes<U extends { type: string }> = {
+  [T in U["type"]]: { [K in Exclude<keyof Extract<U, { type: T }>, "type">]-?: Decoder<Extract<U, { type: T }>[K]> };
+};
+
+/** One message of a discriminated union: its type must be one of the shapes', and only the
+ * fields of that shape are kept (a page cannot smuggle in more). */
+export function message<U extends { type: string }>(shapes: MessageShapes<U>, v: unknown): U {
+  if (!isRecord(v) || typeof v.type !== "string") throw new DecodeError("type", "a message type");
+  if (!Object.hasOwn(shapes, v.type)) throw new DecodeError("type", `a known message type, not ${JSON.stringify(v.type)}`);
+  const shape = shapes[v.type as U["type"]] as Record<string, Decoder<unknown>>;
+  const out: Record<string, unknown> = { type: v.type };
+  for (const [key, d] of Object.entries(shape)) out[key] = d(v[key], key);
+  return out as U;
+}
+
+/** A parse that says what was wrong as an Error instead of throwing it. */
+export function orError<T>(parse: () => T): T | Error {
+  try {
+    return parse();
+  } catch (e) {
+    return e instanceof Error ? e : new Error(String(e));
+  }
+}

@@ -12,3 +12,24 @@ export function followProgress(source: ProgressSource | undefined, onValue: (val
     for (const s of subs) s.dispose();
   });
 }
+
+export type NotificationProgress = vscode.Progress<{ message?: string; increment?: number }>;
+
+/** A long request in one cancellable notification showing the sidecar's $/progress (`show`
+ * turns each value into the notification's report). The request gets the notification's
+ * token: cancelling sends $/cancelRequest. */
+export function withRequestProgress<T>(
+  title: string,
+  source: ProgressSource | undefined,
+  show: (progress: NotificationProgress) => (value: ProgressValue) => void,
+  request: (token: vscode.CancellationToken) => Promise<T>,
+): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const following = followProgress(source, show(progress));
+    try {
+      return await request(token);
+    } finally {
+      following.dispose();
+    }
+  });
+}

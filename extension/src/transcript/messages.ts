@@ -1,17 +1,21 @@
 // The messages between the transcript webview and the extension: one discriminated union per
-// direction, each checked on receipt by a hand-written validator. Shared by both bundles.
+// direction, each checked on receipt against its table of fields. Shared by both bundles.
 import {
+  arr,
   builderInfo,
   DecodeError,
   int,
   isRecord,
+  message,
   messageView,
   nullable,
-  str,
-  arr,
-  task,
   obj,
+  orError,
+  positive,
+  str,
+  task,
   type Decoder,
+  type MessageShapes,
 } from "../protocol";
 import type { BuilderInfo, MessageView, Task } from "../protocol";
 
@@ -56,12 +60,6 @@ export type HostToWebview =
   /** The sidecar's refusal: the task holding the same range, or the fields it refused. */
   | { type: "promoteFailed"; message: string; task: string | null; errors: FieldError[] };
 
-const positive: Decoder<number> = (v, p) => {
-  const n = int(v, p);
-  if (n < 1) throw new DecodeError(p, "a positive integer");
-  return n;
-};
-
 const pageCount: Decoder<number> = (v, p) => {
   const n = positive(v, p);
   if (n > 1000) throw new DecodeError(p, "at most 1000");
@@ -79,102 +77,37 @@ const formText: Decoder<string> = (v, p) => {
 
 export const fieldError = obj<FieldError>({ field: str, message: str });
 
-function field<T>(o: Record<string, unknown>, key: string, d: Decoder<T>): T {
-  return d(o[key], key);
-}
+const WEBVIEW_MESSAGES: MessageShapes<WebviewToHost> = {
+  ready: {},
+  loadPage: { sessionId, start: positive, count: pageCount },
+  openAsText: { sessionId },
+  ask: {},
+  promote: { from: positive, to: positive, goal: formText, code: formText, parent: formText, prompt: formText },
+};
+
+const HOST_MESSAGES: MessageShapes<HostToWebview> = {
+  init: { builder: builderInfo, sessionId, focus: nullable(positive) },
+  page: { sessionId, start: positive, messages: arr(messageView), total: int, nextStart: nullable(positive) },
+  reveal: { sessionId, number: positive },
+  error: { message: str },
+  tasks: { tasks: arr(task) },
+  pickRange: { from: nullable(positive), to: nullable(positive) },
+  promoted: { task, overlapping: arr(task) },
+  promoteFailed: { message: str, task: nullable(str), errors: arr(fieldError) },
+};
 
 /** The webview's message, or an Error saying what was wrong with it. */
 export function parseWebviewMessage(v: unknown): WebviewToHost | Error {
-  try {
-    if (!isRecord(v) || typeof v.type !== "string") throw new DecodeError("type", "a message type");
-    switch (v.type) {
-      case "ready":
-        return { type: "ready" };
-      case "loadPage":
-        return {
-          type: "loadPage",
-          sessionId: field(v, "sessionId", sessionId),
-          start: field(v, "start", positive),
-          count: field(v, "count", pageCount),
-        };
-      case "openAsText":
-        return { type: "openAsText", sessionId: field(v, "sessionId", sessionId) };
-      case "ask":
-        return { type: "ask" };
-      case "promote": {
-        const from = field(v, "from", positive);
-        const to = field(v, "to", positive);
-        if (to < from) throw new DecodeError("to", "at least from");
-        return {
-          type: "promote",
-          from,
-          to,
-          goal: field(v, "goal", formText),
-          code: field(v, "code", formText),
-          parent: field(v, "parent", formText),
-          prompt: field(v, "prompt", formText),
-        };
-      }
-      default:
-        throw new DecodeError("type", `a known message type, not ${JSON.stringify(v.type)}`);
-    }
-  } catch (e) {
-    return e instanceof Error ? e : new Error(String(e));
-  }
+  return orError(() => {
+    const m = message(WEBVIEW_MESSAGES, v);
+    if (m.type === "promote" && m.to < m.from) throw new DecodeError("to", "at least from");
+    return m;
+  });
 }
 
 /** The extension's message, or an Error (the webview checks too: it renders what it gets). */
 export function parseHostMessage(v: unknown): HostToWebview | Error {
-  try {
-    if (!isRecord(v) || typeof v.type !== "string") throw new DecodeError("type", "a message type");
-    switch (v.type) {
-      case "init":
-        return {
-          type: "init",
-          builder: field(v, "builder", builderInfo),
-          sessionId: field(v, "sessionId", sessionId),
-          focus: field(v, "focus", nullable(positive)),
-        };
-      case "page":
-        return {
-          type: "page",
-          sessionId: field(v, "sessionId", sessionId),
-          start: field(v, "start", positive),
-          messages: field(v, "messages", arr(messageView)),
-          total: field(v, "total", int),
-          nextStart: field(v, "nextStart", nullable(positive)),
-        };
-      case "reveal":
-        return {
-          type: "reveal",
-          sessionId: field(v, "sessionId", sessionId),
-          number: field(v, "number", positive),
-        };
-      case "error":
-        return { type: "error", message: field(v, "message", str) };
-      case "tasks":
-        return { type: "tasks", tasks: field(v, "tasks", arr(task)) };
-      case "pickRange":
-        return {
-          type: "pickRange",
-          from: field(v, "from", nullable(positive)),
-          to: field(v, "to", nullable(positive)),
-        };
-      case "promoted":
-        return { type: "promoted", task: field(v, "task", task), overlapping: field(v, "overlapping", arr(task)) };
-      case "promoteFailed":
-        return {
-          type: "promoteFailed",
-          message: field(v, "message", str),
-          task: field(v, "task", nullable(str)),
-          errors: field(v, "errors", arr(fieldError)),
-        };
-      default:
-        throw new DecodeError("type", `a known message type, not ${JSON.stringify(v.type)}`);
-    }
-  } catch (e) {
-    return e instanceof Error ? e : new Error(String(e));
-  }
+  return orError(() => message(HOST_MESSAGES, v));
 }
 
 export function parsePanelState(v: unknown): PanelState | undefined {

@@ -3,8 +3,8 @@
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, type LazyClient } from "../protocol/client";
 import type { ImportReport, ImportResult, Scope } from "../protocol";
-import { followProgress } from "../sidecar/progress";
-import type { ProgressSource } from "../sidecar/sidecar";
+import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
+import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
 import { toolName } from "../tools";
 
 export type ImportOutcome = "nothing" | "declined" | "done" | "cancelled" | "failed";
@@ -46,6 +46,17 @@ export function summarize(r: ImportResult): { message: string; problems: string[
   return { message, problems };
 }
 
+/** The sidecar's percentage as the notification's increments. */
+function showPercentage(progress: NotificationProgress): (v: ProgressValue) => void {
+  let last = 0;
+  return (v) => {
+    if (v.kind === "end") return;
+    const pct = v.percentage ?? last;
+    progress.report({ message: v.message, increment: Math.max(0, pct - last) });
+    last = Math.max(last, pct);
+  };
+}
+
 export async function importConversations(deps: ImportDeps): Promise<ImportOutcome> {
   const client = deps.client;
   const scope = deps.scope();
@@ -75,24 +86,10 @@ export async function importConversations(deps: ImportDeps): Promise<ImportOutco
 
   let result: ImportResult | undefined;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Lazy: importing conversations", cancellable: true },
-      async (progress, token) => {
-        let last = 0;
-        const following = followProgress(deps.progress, (v) => {
-          if (v.kind === "end") return;
-          const pct = v.percentage ?? last;
-          progress.report({ message: v.message, increment: Math.max(0, pct - last) });
-          last = Math.max(last, pct);
-        });
-        try {
-          // the request's token: cancelling sends $/cancelRequest, and the sidecar answers
-          // with what it imported until then, marked cancelled
-          return await client.request("import/run", scope, token);
-        } finally {
-          following.dispose();
-        }
-      },
+    // cancelling sends $/cancelRequest, and the sidecar answers with what it imported until
+    // then, marked cancelled
+    result = await withRequestProgress("Lazy: importing conversations", deps.progress, showPercentage, (token) =>
+      client.request("import/run", scope, token),
     );
   } catch (e) {
     if (isCancellation(e)) {

@@ -4,9 +4,8 @@
 // and how many excerpts it stands on. The answer is model output: the panel shows it as text.
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
-import { isRecord } from "../protocol";
+import { type AskRunResult, ErrorCode, isRecord } from "../protocol";
 import { parseAnswerMessage, type HostToAnswer } from "./messages";
-import { ErrorCode, type AskRunResult } from "../protocol";
 import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
 import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
 import { nonce, webviewPage, type PageAssets } from "../webviewPage";

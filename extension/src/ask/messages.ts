@@ -1,7 +1,6 @@
 // The messages between the answer webview (an ask's answer beside the transcript) and the
 // extension, each checked on receipt. Shared by both bundles.
-import { askRunResult, message, orError, positive, str, type MessageShapes } from "../protocol";
-import type { AskRunResult } from "../protocol";
+import { askRunResult, type AskRunResult, message, type MessageShapes, orError, positive, str } from "../protocol";
 
 export type AnswerToHost = { type: "ready" } | { type: "reveal"; number: number };
 

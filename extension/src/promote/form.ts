@@ -3,9 +3,8 @@
 // refused) as the message the form shows. Each empty field goes as null: the sidecar falls back
 // (goal from what the human said, code from the goal, prompt from the messages).
 import { describeFailure, rpcFailure, type LazyClient } from "../protocol/client";
-import { isRecord } from "../protocol";
+import { ErrorCodes, isRecord, type Task, type TasksPromoteParams } from "../protocol";
 import type { FieldError, HostToWebview, WebviewToHost } from "../transcript/messages";
-import { ErrorCodes, type Task, type TasksPromoteParams } from "../protocol";
 
 type Submit = Extract<WebviewToHost, { type: "promote" }>;
 type Answer = Extract<HostToWebview, { type: "promoted" } | { type: "promoteFailed" }>;

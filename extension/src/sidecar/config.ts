@@ -1,7 +1,6 @@
 // The lazy.* settings, read once into a plain object so the rest never touches
 // WorkspaceConfiguration (and tests pass literals).
-import { isRecord } from "../protocol";
-import { TOOLS, type InitializationOptions, type Tool } from "../protocol";
+import { type InitializationOptions, isRecord, type Tool, TOOLS } from "../protocol";
 
 export interface Settings {
   sidecarPath: string;

@@ -5,8 +5,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "../protocol/client";
-import { isRecord } from "../protocol";
-import type { BuilderInfo, BuildersDidChange, Scope, SidechainInfo } from "../protocol";
+import { type BuilderInfo, type BuildersDidChange, isRecord, type Scope, type SidechainInfo } from "../protocol";
 import { plainText } from "../text";
 import { formatTimestamp, relativeTime } from "../time";
 import { toolIcon, toolName } from "../tools";

@@ -3,9 +3,8 @@
 // where it previews and asks before it writes (nothing runs on its own).
 import * as vscode from "vscode";
 import { needsSidecar, registerCommands, type Ctx } from "../ctx";
-import { isRecord } from "../protocol";
+import { type DoctorReport, type HealthCheck, isRecord } from "../protocol";
 import { describeFailure, type LazyClient } from "../protocol/client";
-import type { HealthCheck, DoctorReport } from "../protocol";
 import type { SidecarState } from "../sidecar/sidecar";
 import { lazyShellArgs, type LazyCommand } from "../sidecar/terminal";
 

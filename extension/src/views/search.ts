@@ -4,8 +4,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
-import { isRecord } from "../protocol";
-import { ErrorCode, type Scope, type SearchResults } from "../protocol";
+import { ErrorCode, isRecord, type Scope, type SearchResults } from "../protocol";
 import { plainText } from "../text";
 import { relativeTime } from "../time";
 import { toolIcon } from "../tools";

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
+from lazy.agents import TOOL_NAMES, TOOLS
 from lazy.server.protocol import ERRORS, METHODS, InitializationOptions, Method
 
 HERE = Path(__file__).resolve().parent
@@ -276,6 +277,13 @@ def typescript(
     out.append("export const ErrorCodes = {")
     out += [f"  {name}: {code}," for name, code in ERRORS.items()]
     out += ["} as const;", ""]
+    # lazy.agents holds the only list of agents: the extension takes it from here
+    out.append("/** The agents lazy captures, each with the name it is shown by. */")
+    out.append("export const AGENTS = {")
+    out += [
+        f"  {_property_name(a)}: {json.dumps(TOOL_NAMES[a], ensure_ascii=False)}," for a in TOOLS
+    ]
+    out += ["} as const;", "", "export type Agent = keyof typeof AGENTS;", ""]
 
     consts: dict[str, str] = {}
     for m in methods:

@@ -2,7 +2,7 @@
 // single source of the wire types, their decoders and the sidecar's error codes; it is bundled
 // by esbuild, never copied. This module adds the standard JSON-RPC codes the extension also
 // tells apart.
-import { ErrorCodes } from "../../../protocol/protocol";
+import { AGENTS, ErrorCodes, type Agent } from "../../../protocol/protocol";
 
 export * from "../../../protocol/protocol";
 export * from "../../../protocol/decode";
@@ -19,8 +19,8 @@ export const ErrorCode = {
   RequestCancelled: -32800,
 } as const;
 
-export type Tool = "claude" | "codex" | "opencode";
-export const TOOLS: readonly Tool[] = ["claude", "codex", "opencode"];
+/** Every agent's id, in lazy.agents' order. */
+export const AGENT_IDS = Object.keys(AGENTS) as Agent[];
 
 /** Which projects a request covers: the workspace folders, or everything. */
 export interface Scope {

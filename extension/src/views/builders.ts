@@ -8,7 +8,7 @@ import { describeFailure, type LazyClient } from "../protocol/client";
 import { type BuilderInfo, type BuildersDidChange, isRecord, type Scope, type SidechainInfo } from "../protocol";
 import { plainText } from "../text";
 import { formatTimestamp, relativeTime } from "../time";
-import { toolIcon, toolName } from "../tools";
+import { agentIcon, agentName } from "../agents";
 
 export type Node =
   | { kind: "project"; id: string; project: string | null }
@@ -433,7 +433,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const count = `${info.message_count} msg${info.message_count === 1 ? "" : "s"}`;
     item.description = `${grew ? "● " : ""}${[when, count].filter(Boolean).join(" · ")}`;
     item.iconPath = new vscode.ThemeIcon(
-      toolIcon(info.tool),
+      agentIcon(info.tool),
       grew ? new vscode.ThemeColor("list.highlightForeground") : undefined,
     );
     // plain text: summaries are agent output, never markdown we would render
@@ -441,7 +441,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       ...(info.alias ? [`${info.alias}: ${aboutLabel(info)}`] : [aboutLabel(info)]),
       "",
       `Id: ${info.id}`,
-      `Agent: ${toolName(info.tool)}`,
+      `Agent: ${agentName(info.tool)}`,
       `Project: ${info.project ?? "(none)"}`,
       `Started: ${formatTimestamp(info.started_at) || "unknown"}`,
       `Updated: ${formatTimestamp(info.updated_at) || "unknown"}`,

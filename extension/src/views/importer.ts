@@ -5,7 +5,7 @@ import { describeFailure, isCancellation, type LazyClient } from "../protocol/cl
 import type { ImportReport, ImportResult, Scope } from "../protocol";
 import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
 import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
-import { toolName } from "../tools";
+import { agentName } from "../agents";
 
 export type ImportOutcome = "nothing" | "declined" | "done" | "cancelled" | "failed";
 
@@ -26,7 +26,7 @@ export function previewLines(r: ImportResult): string[] {
   return Object.entries(r.reports).map(([tool, x]) => {
     const parts = [`${x.missing ?? 0} new`, `${x.already_imported ?? 0} already imported`];
     if (x.ignored_oneshots) parts.push(plural(x.ignored_oneshots, "one-shot") + " ignored");
-    return `${toolName(tool)}: ${parts.join(", ")}`;
+    return `${agentName(tool)}: ${parts.join(", ")}`;
   });
 }
 

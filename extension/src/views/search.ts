@@ -7,7 +7,7 @@ import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "..
 import { ErrorCode, isRecord, type Scope, type SearchResults } from "../protocol";
 import { plainText } from "../text";
 import { relativeTime } from "../time";
-import { toolIcon } from "../tools";
+import { agentIcon } from "../agents";
 
 export interface SearchTarget {
   builderId: string;
@@ -61,7 +61,7 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
         continue;
       }
       items.push({
-        label: `$(${toolIcon(g.tool)}) #${h.number} ${escapeIcons(h.role)}${sidechain}`,
+        label: `$(${agentIcon(g.tool)}) #${h.number} ${escapeIcons(h.role)}${sidechain}`,
         description: escapeIcons(`${oneLine(g.summary, 60)} — ${where}`),
         detail: escapeIcons(oneLine(h.snippet, 200)),
         alwaysShow: true,

@@ -23,10 +23,10 @@ function sum(r: ImportResult, f: (x: ImportReport) => number): number {
 }
 
 export function previewLines(r: ImportResult): string[] {
-  return Object.entries(r.reports).map(([tool, x]) => {
+  return Object.entries(r.reports).map(([agent, x]) => {
     const parts = [`${x.missing ?? 0} new`, `${x.already_imported ?? 0} already imported`];
     if (x.ignored_oneshots) parts.push(plural(x.ignored_oneshots, "one-shot") + " ignored");
-    return `${agentName(tool)}: ${parts.join(", ")}`;
+    return `${agentName(agent)}: ${parts.join(", ")}`;
   });
 }
 
@@ -35,10 +35,10 @@ export function summarize(r: ImportResult): { message: string; problems: string[
   const updated = sum(r, (x) => x.updated?.length ?? 0);
   const messages = sum(r, (x) => x.messages_added ?? 0);
   const problems: string[] = [];
-  for (const [tool, x] of Object.entries(r.reports)) {
-    for (const s of x.skipped ?? []) problems.push(`${tool}: skipped ${s.path}: ${s.reason}`);
-    for (const s of x.refused ?? []) problems.push(`${tool}: refused ${s.path}: ${s.reason}`);
-    for (const q of x.quarantined ?? []) problems.push(`${tool}: quarantined ${q.file}:${q.line}: ${q.reason}`);
+  for (const [agent, x] of Object.entries(r.reports)) {
+    for (const s of x.skipped ?? []) problems.push(`${agent}: skipped ${s.path}: ${s.reason}`);
+    for (const s of x.refused ?? []) problems.push(`${agent}: refused ${s.path}: ${s.reason}`);
+    for (const q of x.quarantined ?? []) problems.push(`${agent}: quarantined ${q.file}:${q.line}: ${q.reason}`);
   }
   const head = r.cancelled ? "Import cancelled; until then: " : "Imported ";
   let message = `${head}${plural(imported, "new conversation")}, ${updated} updated, ${plural(messages, "message")} added.`;

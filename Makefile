@@ -43,7 +43,7 @@ $(BUNDLE_STAMP): $(STAMP) pyproject.toml extension/scripts/bundle_sidecar.py $(s
 	touch $@
 
 # the extension as VS Code installs it
-vsix $(VSIX): $(EXT_STAMP) $(BUNDLE_STAMP) $(shell find extension/src extension/media -type f 2>/dev/null) protocol/protocol.ts
+vsix $(VSIX): $(EXT_STAMP) $(BUNDLE_STAMP) $(shell find extension/src extension/media -type f 2>/dev/null) protocol/protocol.ts protocol/decode.ts
 	cd extension && npm run package
 
 $(CODE_SERVER_STAMP): tests/vscode/install.sh

@@ -1,6 +1,7 @@
 """Generate the sidecar's protocol contract from ``lazy.server.protocol``.
 
-    .venv/bin/python protocol/generate.py            # write schema.json, methods.json, protocol.ts
+    .venv/bin/python protocol/generate.py            # write schema.json, methods.json, protocol.ts,
+                                                     # decode.ts
     .venv/bin/python protocol/generate.py --check    # fail on drift (make check runs this)
 
 ``METHODS`` in ``sidecar/lazy/server/protocol.py`` is the single source; the files written
@@ -24,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
+from lazy.agents import TOOL_NAMES, TOOLS
 from lazy.server.protocol import ERRORS, METHODS, InitializationOptions, Method
 
 HERE = Path(__file__).resolve().parent
@@ -275,6 +277,13 @@ def typescript(
     out.append("export const ErrorCodes = {")
     out += [f"  {name}: {code}," for name, code in ERRORS.items()]
     out += ["} as const;", ""]
+    # lazy.agents holds the only list of agents: the extension takes it from here
+    out.append("/** The agents lazy captures, each with the name it is shown by. */")
+    out.append("export const AGENTS = {")
+    out += [
+        f"  {_property_name(a)}: {json.dumps(TOOL_NAMES[a], ensure_ascii=False)}," for a in TOOLS
+    ]
+    out += ["} as const;", "", "export type Agent = keyof typeof AGENTS;", ""]
 
     consts: dict[str, str] = {}
     for m in methods:
@@ -315,6 +324,196 @@ def typescript(
     return "\n".join(out) + "\n"
 
 
+# ---- TypeScript decoders ----------------------------------------------------------------------
+
+# where protocol/decode.ts finds the building blocks it composes (the extension's, linted there)
+DECODERS_MODULE = "../extension/src/protocol/decoders"
+# names a decoder of a model must not take: the building blocks, the tables, JS's reserved words
+_TAKEN = {
+    *("str", "num", "int", "bool", "unknown", "never", "literal", "nullable", "optional"),
+    *("union", "arr", "tuple", "record", "obj", "isRecord", "DecodeError", "Decoder", "Shape"),
+    *("RESULT_DECODERS", "NOTIFICATION_DECODERS", "P"),
+    *("break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete"),
+    *("do", "else", "enum", "export", "extends", "false", "finally", "for", "function", "if"),
+    *("import", "in", "instanceof", "new", "null", "return", "super", "switch", "this", "throw"),
+    *("true", "try", "typeof", "var", "void", "while", "with", "yield", "let", "static"),
+}
+
+
+def decoder_name(model: str) -> str:
+    """``BuilderInfo`` -> ``builderInfo``."""
+    name = model[:1].lower() + model[1:]
+    if name in _TAKEN or not _IDENTIFIER.match(name):
+        raise Unsupported(f"a model named {model}: its decoder would be {name}")
+    return name
+
+
+class DecoderExpressions:
+    """Each schema's decoder as a TypeScript expression, noting the building blocks used (the
+    import names exactly those: an unused one fails tsc's noUnusedLocals)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def use(self, block: str, *args: str) -> str:
+        self.used.add(block)
+        return f"{block}({', '.join(args)})" if args else block
+
+    def expr(self, schema: Mapping[str, Any]) -> str:
+        if "$ref" in schema:
+            return decoder_name(_ref_name(schema["$ref"]))
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                return self._union(schema[key])
+        if "allOf" in schema:
+            if len(schema["allOf"]) != 1:
+                raise Unsupported(f"allOf of {len(schema['allOf'])} schemas")
+            return self.expr(schema["allOf"][0])
+        if "const" in schema:
+            return self.use("literal", _literal(schema["const"]))
+        if "enum" in schema:
+            return self.use("literal", *(_literal(v) for v in schema["enum"]))
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            return self._union([{**schema, "type": k} for k in kind])
+        if kind is None:
+            if set(schema) <= _ANNOTATIONS:
+                return self.use("unknown")
+            raise Unsupported(f"a schema without a type: {sorted(schema)}")
+        simple = {"string": "str", "integer": "int", "number": "num", "boolean": "bool"}
+        if kind in simple:
+            return self.use(simple[kind])
+        if kind == "null":
+            return self.use("literal", "null")
+        if kind == "array":
+            return self._array(schema)
+        if kind == "object":
+            return self._object(schema)
+        raise Unsupported(f"type {kind!r}")
+
+    def _union(self, members: Sequence[Mapping[str, Any]]) -> str:
+        null = any(dict(m) == {"type": "null"} for m in members)
+        rest: list[str] = []
+        for m in members:
+            if dict(m) != {"type": "null"} and (e := self.expr(m)) not in rest:
+                rest.append(e)
+        inner = rest[0] if len(rest) == 1 else self.use("union", *rest) if rest else ""
+        if not null:
+            return inner
+        return self.use("nullable", inner) if inner else self.use("literal", "null")
+
+    def _array(self, schema: Mapping[str, Any]) -> str:
+        if "prefixItems" in schema:
+            _array(schema)  # the same tuples the types allow, or Unsupported
+            return self.use("tuple", *(self.expr(s) for s in schema["prefixItems"]))
+        return self.use("arr", self.expr(schema.get("items", {})))
+
+    def _object(self, schema: Mapping[str, Any]) -> str:
+        if schema.get("properties"):
+            raise Unsupported("an inline object with properties")
+        extra = schema.get("additionalProperties", True)
+        if extra is True or extra == {}:
+            return self.use("record", self.use("unknown"))
+        if extra is False:
+            return self.use("record", self.use("never"))
+        return self.use("record", self.expr(extra))
+
+    def declaration(self, name: str, schema: Mapping[str, Any]) -> list[str]:
+        """A model's decoder (every field checked, an optional one may be absent); anything
+        else's (an Enum, a RootModel) as its expression."""
+        head = f"export const {decoder_name(name)}: Decoder<P.{name}> ="
+        is_model = "properties" in schema or "additionalProperties" not in schema
+        if schema.get("type") != "object" or not is_model:
+            return [f"{head} {self.expr(schema)};"]
+        self.used.add("obj")
+        required = set(schema.get("required", []))
+        props: Mapping[str, Any] = schema.get("properties", {})
+        if not props:
+            return [f"{head} obj<P.{name}>({{}});"]
+        out = [f"{head} obj<P.{name}>({{"]
+        for prop, sub in props.items():
+            e = self.expr(sub)
+            field = e if prop in required else self.use("optional", e)
+            out.append(f"  {_property_name(prop)}: {field},")
+        return [*out, "});"]
+
+
+def _refs(schema: Any) -> set[str]:
+    if isinstance(schema, Mapping):
+        found = {_ref_name(schema["$ref"])} if isinstance(schema.get("$ref"), str) else set()
+        return found.union(*(_refs(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_refs(v) for v in schema))
+    return set()
+
+
+def sent_models(
+    defs: Mapping[str, Any], methods: Sequence[Method], names: Mapping[type[BaseModel], str]
+) -> list[str]:
+    """What the sidecar sends (each result, each notification's params) and every model
+    those refer to, each after the ones it refers to (a const is defined before its use)."""
+    roots = [names[m.result] for m in methods if m.kind == "request" and m.result is not None]
+    roots += [names[m.params] for m in methods if m.kind == "notification"]
+    order: list[str] = []
+    visiting: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in order:
+            return
+        if name in visiting:
+            raise Unsupported(f"a recursive model: {' -> '.join([*visiting, name])}")
+        visiting.append(name)
+        for ref in sorted(_refs(defs[name])):
+            visit(ref)
+        visiting.pop()
+        order.append(name)
+
+    for root in sorted(set(roots)):
+        visit(root)
+    return order
+
+
+def decoders(
+    schema: Mapping[str, Any], methods: Sequence[Method], names: Mapping[type[BaseModel], str]
+) -> str:
+    defs: Mapping[str, Any] = schema["$defs"]
+    exprs = DecoderExpressions()
+    body: list[str] = []
+    for name in sent_models(defs, methods, names):
+        body += [*exprs.declaration(name, defs[name]), ""]
+    body.append("/** The decoder of each request's result. */")
+    body.append(
+        'export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["result"]> } = {'
+    )
+    for m in methods:
+        if m.kind == "request":
+            if m.result is None:
+                result = exprs.use("literal", "null")
+            else:
+                result = decoder_name(names[m.result])
+            body.append(f"  {json.dumps(m.name)}: {result},")
+    body += ["};", "", "/** The decoder of each notification's params. */"]
+    body.append(
+        "export const NOTIFICATION_DECODERS: "
+        "{ [N in P.NotificationName]: Decoder<P.Notifications[N]> } = {"
+    )
+    for m in methods:
+        if m.kind == "notification":
+            body.append(f"  {json.dumps(m.name)}: {decoder_name(names[m.params])},")
+    body.append("};")
+    blocks = ", ".join([*sorted(exprs.used), "type Decoder"])
+    head = [
+        f"// {GENERATED_NOTE}",
+        "// One decoder for each shape the sidecar sends (every result, every notification's",
+        "// params), as strict as the schema: a sidecar of another version fails at the edge,",
+        "// naming the field that did not match.",
+        f'import {{ {blocks} }} from "{DECODERS_MODULE}";',
+        'import type * as P from "./protocol";',
+        "",
+    ]
+    return "\n".join(head + body) + "\n"
+
+
 def generate(methods: Sequence[Method] = METHODS) -> dict[str, str]:
     """Each generated file's name (relative to the protocol directory) and text."""
     schema, names = build_schema(methods)
@@ -322,6 +521,7 @@ def generate(methods: Sequence[Method] = METHODS) -> dict[str, str]:
         "schema.json": render_json(schema),
         "methods.json": render_json(methods_listing(methods, names)),
         "protocol.ts": typescript(schema, methods, names),
+        "decode.ts": decoders(schema, methods, names),
     }
 
 
@@ -441,7 +641,7 @@ def _show(value: Any) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Generate protocol/ (schema.json, methods.json, protocol.ts) from "
+        description="Generate protocol/ (schema.json, methods.json, protocol.ts, decode.ts) from "
         "lazy.server.protocol and validate the hand-written fixtures."
     )
     parser.add_argument(

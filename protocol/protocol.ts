@@ -333,6 +333,15 @@ export const ErrorCodes = {
   ASK_FAILED: -32007,
 } as const;
 
+/** The agents lazy captures, each with the name it is shown by. */
+export const AGENTS = {
+  claude: "Claude Code",
+  codex: "Codex CLI",
+  opencode: "OpenCode",
+} as const;
+
+export type Agent = keyof typeof AGENTS;
+
 /** A page of Builders, newest first. */
 export const BuildersList = { method: "builders/list", kind: "request" } as const;
 /** One Builder by id, session id or unique prefix. */

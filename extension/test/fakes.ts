@@ -1,10 +1,10 @@
 // Fakes for the seams the features depend on: the sidecar client, a QuickPick, a status bar
 // item, the log and globalState.
 import type * as vscode from "vscode";
-import type { LazyClient } from "../src/client";
+import type { LazyClient } from "../src/protocol/client";
 import type { BuilderInfo, RequestName, Requests } from "../src/protocol";
-import type { Launch } from "../src/launch";
-import type { ProgressSource, ProgressValue, SidecarConnection, Subscription } from "../src/sidecar";
+import type { Launch } from "../src/sidecar/launch";
+import type { ProgressSource, ProgressValue, SidecarConnection, Subscription } from "../src/sidecar/sidecar";
 import { Disposable, EventEmitter } from "./mocks/vscode";
 import { checkSent } from "./wire";
 

@@ -241,11 +241,12 @@ def test_write_mode_regenerates_and_leaves_fixtures_alone(
 ) -> None:
     root = _copy(tmp_path)
     (root / "protocol.ts").unlink()
+    (root / "decode.ts").unlink()
     (root / "schema.json").write_text("{}\n", encoding="utf-8")
     before = {p.name: p.read_bytes() for p in (root / "fixtures").iterdir()}
 
     assert gen.main(["--root", str(root)]) == 0
-    for name in ("protocol.ts", "schema.json", "methods.json"):
+    for name in ("protocol.ts", "decode.ts", "schema.json", "methods.json"):
         assert (root / name).read_bytes() == (PROTOCOL / name).read_bytes()
     assert {p.name: p.read_bytes() for p in (root / "fixtures").iterdir()} == before
     capsys.readouterr()
@@ -332,3 +333,66 @@ def test_method_names_that_collide_are_refused() -> None:
     )
     with pytest.raises(gen.Unsupported, match="AB"):
         gen.generate(clash)
+
+
+# ---- the decoders (protocol/decode.ts) --------------------------------------------------------
+
+
+def test_decoders_of_each_construct() -> None:
+    methods = (
+        Method("sample/get", "request", "client->server", Inner, Sample, "Get a sample."),
+        Method("sample/clear", "request", "client->server", Inner, None, "Nothing back."),
+        Method("sample/didChange", "notification", "server->client", Inner, None, "It changed."),
+    )
+    ts = gen.generate(methods)["decode.ts"]
+    lines = ts.splitlines()
+    for line in [
+        "export const sample: Decoder<P.Sample> = obj<P.Sample>({",
+        "  name: str,",
+        "  maybe: nullable(int),",
+        '  level: optional(literal("low", "high")),',
+        "  color: optional(color),",
+        "  tags: optional(arr(str)),",
+        "  pairs: arr(tuple(int, int)),",
+        "  inner: inner,",
+        "  inners: record(inner),",
+        "  anything: record(unknown),",
+        "  either: optional(nullable(union(inner, str))),",
+        "  ratio: optional(num),",
+        '  modes: arr(literal("a", "b")),',
+        'export const color: Decoder<P.Color> = literal("red", "blue");',
+        "export const inner: Decoder<P.Inner> = obj<P.Inner>({",
+        '  "sample/get": sample,',
+        '  "sample/clear": literal(null),',
+        '  "sample/didChange": inner,',
+    ]:
+        assert line in lines, line
+    # each decoder after the ones it uses: a const is read when the module loads
+    assert lines.index("export const inner: Decoder<P.Inner> = obj<P.Inner>({") < lines.index(
+        "export const sample: Decoder<P.Sample> = obj<P.Sample>({"
+    )
+    imported = re.search(r"^import \{ (.*) \} from ", ts, re.M)
+    assert imported is not None
+    assert imported.group(1).split(", ") == [
+        *("arr", "int", "literal", "nullable", "num", "obj", "optional", "record", "str"),
+        *("tuple", "union", "unknown", "type Decoder"),
+    ]
+
+
+def test_decoders_cover_only_what_the_sidecar_sends() -> None:
+    ts = (PROTOCOL / "decode.ts").read_text(encoding="utf-8")
+    assert ts == gen.generate(METHODS)["decode.ts"]
+    assert "export const builderInfo: Decoder<P.BuilderInfo>" in ts
+    assert "BuildersListParams" not in ts  # params go the other way: the sidecar checks them
+    for m in METHODS:
+        assert f"  {json.dumps(m.name)}: " in ts
+
+
+def test_stale_decoders_are_drift(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path)
+    path = root / "decode.ts"
+    path.write_text(path.read_text(encoding="utf-8").replace("  summary: str,\n", ""), "utf-8")
+    code, err = _check(root, capsys)
+    assert code == 1
+    assert "decode.ts: drifted" in err and "summary" in err
+    assert "protocol.ts" not in err

@@ -1,7 +1,7 @@
 // The answer page: an ask's answer (model output) as text, its `#12` references as buttons that
 // reveal the message in the transcript, the excerpt counts and the warnings. Text reaches the
 // page through textContent only.
-import { answerParts, chunkCounts, parseHostAnswer, type AnswerToHost, type HostToAnswer } from "../askMessages";
+import { answerParts, chunkCounts, parseHostAnswer, type AnswerToHost, type HostToAnswer } from "../ask/messages";
 import { plainText } from "../text";
 import { el } from "./render";
 

@@ -3,8 +3,8 @@
 // and, before submit, the tasks the range shares messages with or the task holding the very
 // same range (which the sidecar refuses). The sidecar decides; this only shows and forwards.
 import type { MessageView, Task } from "../protocol";
-import type { FieldError, WebviewToHost } from "../messages";
-import { checkRange, rangeLabel, tasksAt } from "../promoteRange";
+import type { FieldError, WebviewToHost } from "../transcript/messages";
+import { checkRange, rangeLabel, tasksAt } from "../promote/range";
 import { plainText } from "../text";
 import { el } from "./render";
 

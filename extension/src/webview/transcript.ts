@@ -1,9 +1,9 @@
 // The transcript webview: a window [lo, hi] of one line's messages (the Builder's own, or a
 // subagent's), grown a page at a time as the user scrolls either way, so a transcript of
 // 50,000 messages opens as fast as one of 5. Talks to the extension only through the
-// validated unions of messages.ts.
+// validated unions of transcript/messages.ts.
 import type { BuilderInfo, MessageView } from "../protocol";
-import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type WebviewToHost } from "../messages";
+import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type WebviewToHost } from "../transcript/messages";
 import { plainText } from "../text";
 import { formatTimestamp } from "../time";
 import { PromoteForm } from "./promote";

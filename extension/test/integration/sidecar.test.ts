@@ -7,8 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
-import { RESULT_DECODERS } from "../../src/decode";
-import { ErrorCode, type RequestName, type Requests } from "../../src/protocol";
+import { ErrorCode, type RequestName, type Requests, RESULT_DECODERS } from "../../src/protocol";
 
 const repo = path.resolve(__dirname, "..", "..", "..");
 const exe = process.env.LAZY_SIDECAR ?? path.join(repo, ".venv", "bin", "lazy");

@@ -154,9 +154,16 @@ function recorder(method: string, answer?: unknown): (...args: unknown[]) => Pro
   };
 }
 
+/** Every command registered, by id (registering one twice throws, as VS Code does). */
+export const registered = new Map<string, (...args: unknown[]) => unknown>();
+
 export const commands = {
   executeCommand: recorder("commands.executeCommand"),
-  registerCommand: (_id: string, _fn: unknown) => new Disposable(() => undefined),
+  registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
+    if (registered.has(id)) throw new Error(`command '${id}' already exists`);
+    registered.set(id, fn);
+    return new Disposable(() => registered.delete(id));
+  },
 };
 
 export const window = {
@@ -172,6 +179,7 @@ export const window = {
     throw new Error("tests pass their own StatusBarItem");
   },
   setStatusBarMessage: recorder("window.setStatusBarMessage"),
+  createTreeView: (id: string): unknown => ({ id, description: undefined as string | undefined, dispose: () => undefined }),
   showInputBox: recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>,
 };
 

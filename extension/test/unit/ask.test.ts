@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
-import { askAbout, answerHtml } from "../../src/ask";
-import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/askMessages";
+import { askAbout, answerHtml } from "../../src/ask/ask";
+import { answerParts, chunkCounts, parseAnswerMessage, parseHostAnswer } from "../../src/ask/messages";
 import type { AskRunResult } from "../../src/protocol";
 import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
 import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";
@@ -26,7 +26,7 @@ describe("Ask About This Builder", () => {
       task({ report: () => undefined }, cts.token));
     const client = new FakeClient().on("ask/run", () => answered);
     const got: unknown[] = [];
-    const outcome = await askAbout({ client: () => client, log: new FakeLog().asLog(), show: (...a) => got.push(a) }, target);
+    const outcome = await askAbout({ client, log: new FakeLog().asLog(), show: (...a) => got.push(a) }, target);
     assert.equal(outcome, "answered");
     const call = client.callsOf("ask/run")[0];
     assert.ok(call);
@@ -47,7 +47,7 @@ describe("Ask About This Builder", () => {
         { kind: "end" });
       return answered;
     });
-    await askAbout({ client: () => client, progress: progress.source, log: new FakeLog().asLog(), show: () => undefined }, target, "why?");
+    await askAbout({ client, progress: progress.source, log: new FakeLog().asLog(), show: () => undefined }, target, "why?");
     assert.deepEqual(reports, [{ message: "Asking 0197a3c2" }, { message: "excerpt 1 of 3" }]);
     assert.equal(progress.handlers.size, 0, "the progress subscription ends with the request");
   });
@@ -55,15 +55,15 @@ describe("Ask About This Builder", () => {
   it("does nothing when the question is dismissed or empty", async () => {
     const client = new FakeClient();
     typing(undefined);
-    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
+    assert.equal(await askAbout({ client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
     typing("   ");
-    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
+    assert.equal(await askAbout({ client, log: new FakeLog().asLog(), show: () => undefined }, target), "dismissed");
     assert.equal(client.calls.length, 0);
   });
 
   it("says a cancelled ask was cancelled", async () => {
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32800, "cancelled")));
-    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "cancelled");
+    assert.equal(await askAbout({ client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "cancelled");
     assert.deepEqual(shownBy("window.showInformationMessage"), ["Lazy: ask cancelled."]);
   });
 
@@ -74,7 +74,7 @@ describe("Ask About This Builder", () => {
     const data = { code: "docker-unavailable", detail: "FileNotFoundError: No such file or directory", warnings: [] };
     const log = new FakeLog();
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, sentence, data)));
-    assert.equal(await askAbout({ client: () => client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
+    assert.equal(await askAbout({ client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
     const shown = shownBy("window.showErrorMessage");
     assert.deepEqual(shown, [`Lazy: ${sentence} [docker-unavailable: FileNotFoundError: No such file or directory]`]);
     assert.ok(!shown.some((m) => m.includes("-32007")), "not the bare JSON-RPC code");
@@ -85,14 +85,14 @@ describe("Ask About This Builder", () => {
     const log = new FakeLog();
     const message = "every excerpt failed to read (2 of 2), so there is nothing to answer from";
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32007, message, data)));
-    assert.equal(await askAbout({ client: () => client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
+    assert.equal(await askAbout({ client, log: log.asLog(), show: () => undefined }, target, "q"), "failed");
     assert.deepEqual(shownBy("window.showErrorMessage"), [`Lazy: ${message} [ALL_EXCERPTS_FAILED: model-error: overloaded]`]);
     assert.ok(log.lines.some((l) => l.includes("excerpt 1 of 2 was not read")), JSON.stringify(log.lines));
   });
 
   it("shows a failure that is not the ask's own with its JSON-RPC code", async () => {
     const client = new FakeClient().on("ask/run", () => Promise.reject(new RpcError(-32004, "the store is busy", { code: "busy", detail: "" })));
-    assert.equal(await askAbout({ client: () => client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "failed");
+    assert.equal(await askAbout({ client, log: new FakeLog().asLog(), show: () => undefined }, target, "q"), "failed");
     assert.deepEqual(shownBy("window.showErrorMessage"), ["Lazy: ask failed: the store is busy [busy] (code -32004)"]);
   });
 });

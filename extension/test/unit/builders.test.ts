@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import type * as vscode from "vscode";
-import { BuildersProvider, PAGE_SIZE, type Node } from "../../src/builders";
+import { BuildersProvider, PAGE_SIZE, type Node } from "../../src/views/builders";
 import type { BuilderInfo, BuildersListParams } from "../../src/protocol";
 import { builder, FakeClient, FakeMemento, sleep } from "../fakes";
 import { calls, resetMock, TreeItemCollapsibleState } from "../mocks/vscode";

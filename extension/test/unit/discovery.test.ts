@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
-import type { Settings } from "../../src/config";
-import { readSettings, initializationOptions } from "../../src/config";
-import { bundledPythonPath, checkPython, findSidecar, sidecarEnv, type DiscoveryEnv } from "../../src/discovery";
+import type { Settings } from "../../src/sidecar/config";
+import { readSettings, initializationOptions } from "../../src/sidecar/config";
+import { bundledPythonPath, checkPython, findSidecar, sidecarEnv, type DiscoveryEnv } from "../../src/sidecar/discovery";
 
 const base: Settings = {
   sidecarPath: "",

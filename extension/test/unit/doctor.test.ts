@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import type * as vscode from "vscode";
-import { fixTerminal, HealthProvider, lazyArgs, type HealthNode } from "../../src/doctor";
+import { fixTerminal, HealthProvider, lazyArgs, type HealthNode } from "../../src/views/doctor";
 import type { DoctorReport } from "../../src/protocol";
 import { FakeClient, RpcError } from "../fakes";
 import fixture from "../../../protocol/fixtures/doctor_run.json";

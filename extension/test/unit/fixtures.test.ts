@@ -4,9 +4,8 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { NOTIFICATION_DECODERS, RESULT_DECODERS } from "../../src/decode";
-import { typedClient } from "../../src/client";
-import { METHODS, type NotificationName, type RequestName } from "../../src/protocol";
+import { METHODS, NOTIFICATION_DECODERS, type NotificationName, type RequestName, RESULT_DECODERS } from "../../src/protocol";
+import { typedClient } from "../../src/protocol/client";
 
 const dir = path.join(__dirname, "..", "..", "..", "protocol", "fixtures");
 const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort();

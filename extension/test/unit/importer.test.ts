@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { importConversations, previewLines, summarize } from "../../src/importer";
+import { importConversations, previewLines, summarize } from "../../src/views/importer";
 import type { ImportResult } from "../../src/protocol";
 import { FakeClient, FakeLog, FakeProgress, RpcError } from "../fakes";
 import { calls, CancellationTokenSource, resetMock, shownBy, window } from "../mocks/vscode";
@@ -25,7 +25,7 @@ describe("import", () => {
     answer("Import");
     const client = new FakeClient().on("import/preview", () => preview).on("import/run", () => run);
     const log = new FakeLog();
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: log.asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: log.asLog() });
     assert.equal(outcome, "done");
     assert.deepEqual(client.calls.map((c) => c.method), ["import/preview", "import/run"]);
     assert.deepEqual(client.calls[1]?.params, scope);
@@ -40,7 +40,7 @@ describe("import", () => {
   it("does nothing when the user declines", async () => {
     answer(undefined);
     const client = new FakeClient().on("import/preview", () => preview).on("import/run", () => run);
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "declined");
     assert.deepEqual(client.calls.map((c) => c.method), ["import/preview"]);
   });
@@ -49,7 +49,7 @@ describe("import", () => {
     answer("Import");
     const none: ImportResult = { dry_run: true, reports: { claude: { missing: 0, already_imported: 4 } } };
     const client = new FakeClient().on("import/preview", () => none);
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "nothing");
     assert.match(shownBy("window.showInformationMessage")[0] ?? "", /no new conversations for this workspace \(4 conversations already imported\)/);
   });
@@ -64,7 +64,7 @@ describe("import", () => {
       cts.cancel();
       return { ...run, cancelled: true };
     });
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "cancelled");
     assert.match(shownBy("window.showWarningMessage")[0] ?? "", /Import cancelled; until then: 2 new/);
   });
@@ -74,7 +74,7 @@ describe("import", () => {
     const client = new FakeClient().on("import/preview", () => preview).on("import/run", () => {
       throw new RpcError(-32800, "Request cancelled");
     });
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "cancelled");
     assert.equal(shownBy("window.showErrorMessage").length, 0);
   });
@@ -92,7 +92,7 @@ describe("import", () => {
         { kind: "report", message: "40 of 40 session(s)", percentage: 100 });
       return run;
     });
-    await importConversations({ client: () => client, scope: () => scope, progress: progress.source, log: new FakeLog().asLog() });
+    await importConversations({ client, scope: () => scope, progress: progress.source, log: new FakeLog().asLog() });
     assert.deepEqual(reports, [
       { message: undefined, increment: 0 },
       { message: "20 of 40 session(s)", increment: 50 },
@@ -105,7 +105,7 @@ describe("import", () => {
     const client = new FakeClient().on("import/preview", () => {
       throw new RpcError(-32004, "the store is locked", { code: "locked", detail: "database is locked" });
     });
-    const outcome = await importConversations({ client: () => client, scope: () => scope, log: new FakeLog().asLog() });
+    const outcome = await importConversations({ client, scope: () => scope, log: new FakeLog().asLog() });
     assert.equal(outcome, "failed");
     assert.match(shownBy("window.showErrorMessage")[0] ?? "", /the store is locked \[locked\] database is locked \(code -32004\)/);
   });

@@ -2,10 +2,10 @@
 import * as assert from "node:assert/strict";
 import type { MessageView } from "../../src/protocol";
 import { escapeHtml, findAll, isCompaction, plainText } from "../../src/text";
-import { transcriptHtml } from "../../src/transcript";
-import { formatMessage } from "../../src/transcriptText";
+import { transcriptHtml } from "../../src/transcript/panels";
+import { formatMessage } from "../../src/transcript/asText";
 import { renderMessage, roleClass } from "../../src/webview/render";
-import { escapeIcons } from "../../src/search";
+import { escapeIcons } from "../../src/views/search";
 
 /** A document whose elements keep text only and refuse any markup. */
 class FakeNode {

@@ -3,13 +3,14 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { AGENT_IDS } from "../../src/protocol";
 
 interface Manifest {
   contributes: {
     commands: { command: string }[];
     viewsWelcome: { view: string; contents: string }[];
     menus: Record<string, { command?: string }[]>;
-    configuration: { properties: Record<string, { scope?: string }> };
+    configuration: { properties: Record<string, { scope?: string; properties?: Record<string, unknown> }> };
   };
 }
 
@@ -42,5 +43,10 @@ describe("package.json", () => {
     for (const [key, p] of Object.entries(manifest.contributes.configuration.properties)) {
       assert.ok(!["machine", "machine-overridable", "application"].includes(p.scope ?? "window"), `${key} has scope ${p.scope ?? ""}`);
     }
+  });
+
+  it("lazy.extraSourceRoots takes a list per agent, as lazy.agents names them", () => {
+    const roots = manifest.contributes.configuration.properties["lazy.extraSourceRoots"];
+    assert.deepEqual(Object.keys(roots?.properties ?? {}), AGENT_IDS);
   });
 });

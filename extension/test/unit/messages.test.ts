@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { parseHostMessage, parsePanelState, parseWebviewMessage } from "../../src/messages";
+import { parseHostMessage, parsePanelState, parseWebviewMessage } from "../../src/transcript/messages";
 import { builder } from "../fakes";
 
 describe("webview → extension messages", () => {

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { nameBuilder } from "../../src/naming";
+import { nameBuilder } from "../../src/views/naming";
 import type { BuilderInfo } from "../../src/protocol";
 import { FakeClient, RpcError } from "../fakes";
 import { calls, resetMock, window } from "../mocks/vscode";

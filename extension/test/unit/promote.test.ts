@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
-import { builderTasks, promoteParams, promotedMessage, submitPromote } from "../../src/promoteForm";
-import { checkRange, parsePromoteRange, tasksAt } from "../../src/promoteRange";
-import { promoteActions } from "../../src/promoteSelection";
+import { builderTasks, promoteParams, promotedMessage, submitPromote } from "../../src/promote/form";
+import { checkRange, parsePromoteRange, tasksAt } from "../../src/promote/range";
+import { promoteActions } from "../../src/promote/selection";
 import type { TasksListResult, TasksPromoteResult } from "../../src/protocol";
 import { FakeClient, RpcError } from "../fakes";
 import listFixture from "../../../protocol/fixtures/tasks_list.json";

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { SearchController, searchItems, type SearchItem, type SearchTarget } from "../../src/search";
+import { SearchController, searchItems, type SearchItem, type SearchTarget } from "../../src/views/search";
 import type { SearchResults } from "../../src/protocol";
 import { FakeClient, FakeQuickPick, RpcError, sleep } from "../fakes";
 import { QuickPickItemKind } from "../mocks/vscode";

@@ -2,10 +2,10 @@
 // resolved from the settings, the same executable against the same store, and changed settings
 // are applied only when the user says so; never a fall-back to another sidecar or ~/.lazy.
 import * as assert from "node:assert/strict";
-import { readSettings, type Settings } from "../../src/config";
-import type { DiscoveryEnv } from "../../src/discovery";
-import type { Launch } from "../../src/launch";
-import { Sidecar, type SidecarState } from "../../src/sidecar";
+import { readSettings, type Settings } from "../../src/sidecar/config";
+import type { DiscoveryEnv } from "../../src/sidecar/discovery";
+import type { Launch } from "../../src/sidecar/launch";
+import { Sidecar, type SidecarState } from "../../src/sidecar/sidecar";
 import { FakeConnection, FakeLog } from "../fakes";
 import { calls, resetMock, window } from "../mocks/vscode";
 

@@ -1,8 +1,8 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { buildersSourcesResult } from "../../src/decode";
-import { type SourcePick, sourcePicks, sourcePicksOf } from "../../src/sources";
+import { buildersSourcesResult } from "../../src/protocol";
+import { type SourcePick, sourcePicks, sourcePicksOf } from "../../src/views/sources";
 import { FakeClient } from "../fakes";
 
 const fixture = JSON.parse(

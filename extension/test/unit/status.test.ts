@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { StatusBar } from "../../src/status";
+import { StatusBar } from "../../src/views/status";
 import type { CaptureStatusResult } from "../../src/protocol";
 import { FakeClient, FakeStatusBarItem } from "../fakes";
 import fixture from "../../../protocol/fixtures/capture_status.json";

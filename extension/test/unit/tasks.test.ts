@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { TasksProvider } from "../../src/tasks";
+import { TasksProvider } from "../../src/views/tasks";
 import type { TasksListResult } from "../../src/protocol";
 import { FakeClient } from "../fakes";
 import { resetMock } from "../mocks/vscode";

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import type { BuilderInfo } from "../../src/protocol";
-import { resumeTerminal } from "../../src/terminal";
+import { resumeTerminal } from "../../src/sidecar/terminal";
 
 const info = (over: Partial<BuilderInfo> = {}): BuilderInfo => ({
   id: "0197a3c2-5e8b-4f1a-9d3c-7b2e6a4f8c10",

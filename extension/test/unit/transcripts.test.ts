@@ -2,8 +2,8 @@
 // (builders/get, tasks/list, transcripts/page), and what it shows while the sidecar is down and
 // after it is back (issue 13: open transcripts keep working across a restart).
 import * as assert from "node:assert/strict";
-import { TranscriptPanels, type TranscriptDeps } from "../../src/transcript";
-import { TranscriptTextProvider, transcriptUri } from "../../src/transcriptText";
+import { TranscriptPanels, type TranscriptDeps } from "../../src/transcript/panels";
+import { TranscriptTextProvider, transcriptUri } from "../../src/transcript/asText";
 import { builder, FakeClient, FakeLog, FakeWebviewPanel, until } from "../fakes";
 import { CancellationTokenSource, resetMock, Uri } from "../mocks/vscode";
 

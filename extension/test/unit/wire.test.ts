@@ -2,7 +2,7 @@
 // refuses what the sidecar refuses, and every request of the protocol is sent, and checked,
 // by some feature test of this suite (run it whole: npm test).
 import * as assert from "node:assert/strict";
-import { initializationOptions, readSettings } from "../../src/config";
+import { initializationOptions, readSettings } from "../../src/sidecar/config";
 import { initializationProblems, paramsProblems, REQUEST_METHODS, sentMethods } from "../wire";
 
 describe("the requests the extension sends", () => {

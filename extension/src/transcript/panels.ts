@@ -2,12 +2,12 @@
 // transcripts/page, restored after a reload by the serializer. The page itself is built by
 // src/webview/ (bundled to dist/webview/), the only folder the webview may load from.
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import { builderLabel } from "./builders";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import { builderLabel } from "../views/builders";
 import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelState, type WebviewToHost } from "./messages";
-import { builderTasks, promotedMessage, submitPromote } from "./promoteForm";
-import type { BuilderInfo, Task } from "./protocol";
-import { nonce, webviewPage, type PageAssets } from "./webviewPage";
+import { builderTasks, promotedMessage, submitPromote } from "../promote/form";
+import type { BuilderInfo, Task } from "../protocol";
+import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 
 export const VIEW_TYPE = "lazy.transcript";
 

@@ -10,13 +10,12 @@ import type {
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from "vscode-languageclient/node";
-import { typedClient, type LazyClient } from "./client";
+import { typedClient, type LazyClient } from "../protocol/client";
 import type { Settings } from "./config";
-import { DecodeError, NOTIFICATION_DECODERS } from "./decode";
+import { type BuildersDidChange, type CaptureFailure, DecodeError, NOTIFICATION_DECODERS, type NotificationName, type Notifications } from "../protocol";
 import type { DiscoveryEnv, ExecFile } from "./discovery";
 import { resolveLaunch, settingChanges, type Launch } from "./launch";
 import type { LazyCommand } from "./terminal";
-import type { BuildersDidChange, CaptureFailure, NotificationName, Notifications } from "./protocol";
 
 export type SidecarState =
   | { kind: "starting" }

@@ -1,16 +1,16 @@
 // Lazy: Import Conversations — preview what is new, confirm (nothing writes silently,
 // invariant 5), run with the sidecar's progress in one cancellable notification, summarize.
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, type LazyClient } from "./client";
-import type { ImportReport, ImportResult, Scope } from "./protocol";
-import { followProgress } from "./progress";
-import type { ProgressSource } from "./sidecar";
-import { toolName } from "./tools";
+import { describeFailure, isCancellation, type LazyClient } from "../protocol/client";
+import type { ImportReport, ImportResult, Scope } from "../protocol";
+import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
+import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
+import { agentName } from "../agents";
 
 export type ImportOutcome = "nothing" | "declined" | "done" | "cancelled" | "failed";
 
 export interface ImportDeps {
-  client: () => LazyClient | undefined;
+  client: LazyClient;
   scope: () => Scope;
   progress?: ProgressSource;
   log: vscode.LogOutputChannel;
@@ -23,10 +23,10 @@ function sum(r: ImportResult, f: (x: ImportReport) => number): number {
 }
 
 export function previewLines(r: ImportResult): string[] {
-  return Object.entries(r.reports).map(([tool, x]) => {
+  return Object.entries(r.reports).map(([agent, x]) => {
     const parts = [`${x.missing ?? 0} new`, `${x.already_imported ?? 0} already imported`];
     if (x.ignored_oneshots) parts.push(plural(x.ignored_oneshots, "one-shot") + " ignored");
-    return `${toolName(tool)}: ${parts.join(", ")}`;
+    return `${agentName(agent)}: ${parts.join(", ")}`;
   });
 }
 
@@ -35,10 +35,10 @@ export function summarize(r: ImportResult): { message: string; problems: string[
   const updated = sum(r, (x) => x.updated?.length ?? 0);
   const messages = sum(r, (x) => x.messages_added ?? 0);
   const problems: string[] = [];
-  for (const [tool, x] of Object.entries(r.reports)) {
-    for (const s of x.skipped ?? []) problems.push(`${tool}: skipped ${s.path}: ${s.reason}`);
-    for (const s of x.refused ?? []) problems.push(`${tool}: refused ${s.path}: ${s.reason}`);
-    for (const q of x.quarantined ?? []) problems.push(`${tool}: quarantined ${q.file}:${q.line}: ${q.reason}`);
+  for (const [agent, x] of Object.entries(r.reports)) {
+    for (const s of x.skipped ?? []) problems.push(`${agent}: skipped ${s.path}: ${s.reason}`);
+    for (const s of x.refused ?? []) problems.push(`${agent}: refused ${s.path}: ${s.reason}`);
+    for (const q of x.quarantined ?? []) problems.push(`${agent}: quarantined ${q.file}:${q.line}: ${q.reason}`);
   }
   const head = r.cancelled ? "Import cancelled; until then: " : "Imported ";
   let message = `${head}${plural(imported, "new conversation")}, ${updated} updated, ${plural(messages, "message")} added.`;
@@ -46,12 +46,19 @@ export function summarize(r: ImportResult): { message: string; problems: string[
   return { message, problems };
 }
 
+/** The sidecar's percentage as the notification's increments. */
+function showPercentage(progress: NotificationProgress): (v: ProgressValue) => void {
+  let last = 0;
+  return (v) => {
+    if (v.kind === "end") return;
+    const pct = v.percentage ?? last;
+    progress.report({ message: v.message, increment: Math.max(0, pct - last) });
+    last = Math.max(last, pct);
+  };
+}
+
 export async function importConversations(deps: ImportDeps): Promise<ImportOutcome> {
-  const client = deps.client();
-  if (!client) {
-    void vscode.window.showErrorMessage("Lazy: the sidecar is not running (Lazy: Restart Sidecar).");
-    return "failed";
-  }
+  const client = deps.client;
   const scope = deps.scope();
   let preview: ImportResult;
   try {
@@ -79,24 +86,10 @@ export async function importConversations(deps: ImportDeps): Promise<ImportOutco
 
   let result: ImportResult | undefined;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Lazy: importing conversations", cancellable: true },
-      async (progress, token) => {
-        let last = 0;
-        const following = followProgress(deps.progress, (v) => {
-          if (v.kind === "end") return;
-          const pct = v.percentage ?? last;
-          progress.report({ message: v.message, increment: Math.max(0, pct - last) });
-          last = Math.max(last, pct);
-        });
-        try {
-          // the request's token: cancelling sends $/cancelRequest, and the sidecar answers
-          // with what it imported until then, marked cancelled
-          return await client.request("import/run", scope, token);
-        } finally {
-          following.dispose();
-        }
-      },
+    // cancelling sends $/cancelRequest, and the sidecar answers with what it imported until
+    // then, marked cancelled
+    result = await withRequestProgress("Lazy: importing conversations", deps.progress, showPercentage, (token) =>
+      client.request("import/run", scope, token),
     );
   } catch (e) {
     if (isCancellation(e)) {

@@ -1,7 +1,7 @@
 // "Resume in Terminal": `lazy builder --resume <alias or id>` in a terminal at the Builder's
 // project, run by the same lazy the sidecar runs (its executable, its Python and packages).
 // The command line is built from ids and the alias only, never from transcript text.
-import type { BuilderInfo } from "./protocol";
+import type { BuilderInfo } from "../protocol";
 
 /** How the sidecar was started: its executable, arguments and environment. */
 export interface LazyCommand {

@@ -2,10 +2,9 @@
 // sidecar's answer (the task, or its refusal: the same range already promoted, or the fields it
 // refused) as the message the form shows. Each empty field goes as null: the sidecar falls back
 // (goal from what the human said, code from the goal, prompt from the messages).
-import { describeFailure, rpcFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import type { FieldError, HostToWebview, WebviewToHost } from "./messages";
-import { ErrorCodes, type Task, type TasksPromoteParams } from "./protocol";
+import { describeFailure, rpcFailure, type LazyClient } from "../protocol/client";
+import { ErrorCodes, isRecord, type Task, type TasksPromoteParams } from "../protocol";
+import type { FieldError, HostToWebview, WebviewToHost } from "../transcript/messages";
 
 type Submit = Extract<WebviewToHost, { type: "promote" }>;
 type Answer = Extract<HostToWebview, { type: "promoted" } | { type: "promoteFailed" }>;

@@ -3,12 +3,11 @@
 // chosen message.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import { ErrorCode, type Scope, type SearchResults } from "./protocol";
-import { plainText } from "./text";
-import { relativeTime } from "./time";
-import { toolIcon } from "./tools";
+import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
+import { ErrorCode, isRecord, type Scope, type SearchResults } from "../protocol";
+import { plainText } from "../text";
+import { relativeTime } from "../time";
+import { agentIcon } from "../agents";
 
 export interface SearchTarget {
   builderId: string;
@@ -62,7 +61,7 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
         continue;
       }
       items.push({
-        label: `$(${toolIcon(g.tool)}) #${h.number} ${escapeIcons(h.role)}${sidechain}`,
+        label: `$(${agentIcon(g.tool)}) #${h.number} ${escapeIcons(h.role)}${sidechain}`,
         description: escapeIcons(`${oneLine(g.summary, 60)} — ${where}`),
         detail: escapeIcons(oneLine(h.snippet, 200)),
         alwaysShow: true,

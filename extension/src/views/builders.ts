@@ -4,12 +4,11 @@
 // object it handed out.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import type { BuilderInfo, BuildersDidChange, Scope, SidechainInfo } from "./protocol";
-import { plainText } from "./text";
-import { formatTimestamp, relativeTime } from "./time";
-import { toolIcon, toolName } from "./tools";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import { type BuilderInfo, type BuildersDidChange, isRecord, type Scope, type SidechainInfo } from "../protocol";
+import { plainText } from "../text";
+import { formatTimestamp, relativeTime } from "../time";
+import { agentIcon, agentName } from "../agents";
 
 export type Node =
   | { kind: "project"; id: string; project: string | null }
@@ -19,6 +18,20 @@ export type Node =
   | { kind: "notice"; id: string; message: string; icon: string; command?: vscode.Command };
 
 export type BuilderNode = Extract<Node, { kind: "builder" }>;
+
+/** A tree node, when a command was run from the view (menus pass the element). */
+export function asNode(arg: unknown): Node | undefined {
+  return isRecord(arg) && typeof arg.kind === "string" && typeof arg.id === "string" ? (arg as unknown as Node) : undefined;
+}
+
+/** A command's argument: a tree node or a Builder id. */
+export function builderIdOf(arg: unknown): string | undefined {
+  if (typeof arg === "string") return arg;
+  const node = asNode(arg);
+  if (node?.kind === "builder") return node.info.id;
+  if (node?.kind === "sidechain") return node.builderId;
+  return undefined;
+}
 
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 500;
@@ -420,7 +433,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const count = `${info.message_count} msg${info.message_count === 1 ? "" : "s"}`;
     item.description = `${grew ? "● " : ""}${[when, count].filter(Boolean).join(" · ")}`;
     item.iconPath = new vscode.ThemeIcon(
-      toolIcon(info.tool),
+      agentIcon(info.tool),
       grew ? new vscode.ThemeColor("list.highlightForeground") : undefined,
     );
     // plain text: summaries are agent output, never markdown we would render
@@ -428,7 +441,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       ...(info.alias ? [`${info.alias}: ${aboutLabel(info)}`] : [aboutLabel(info)]),
       "",
       `Id: ${info.id}`,
-      `Agent: ${toolName(info.tool)}`,
+      `Agent: ${agentName(info.tool)}`,
       `Project: ${info.project ?? "(none)"}`,
       `Started: ${formatTimestamp(info.started_at) || "unknown"}`,
       `Updated: ${formatTimestamp(info.updated_at) || "unknown"}`,

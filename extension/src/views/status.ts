@@ -1,10 +1,10 @@
 // The status bar item: whether live capture runs, its last failure, and a dead sidecar with
 // a click to restart it.
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import type { CaptureFailure, CaptureStatusResult } from "./protocol";
-import type { SidecarState } from "./sidecar";
-import { formatTimestamp } from "./time";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import type { CaptureFailure, CaptureStatusResult } from "../protocol";
+import type { SidecarState } from "../sidecar/sidecar";
+import { formatTimestamp } from "../time";
 
 export function failureText(f: CaptureFailure): string {
   const where = f.line !== null && f.line !== undefined ? `${f.file}:${f.line}` : f.file;

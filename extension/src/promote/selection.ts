@@ -4,7 +4,7 @@
 // no Ctrl+., no Refactor…), and the transcript as text is read-only. So this command asks for
 // them itself (vscode.executeCodeActionProvider) and offers what the sidecar offered.
 import * as vscode from "vscode";
-import { SCHEME } from "./transcriptText";
+import { SCHEME } from "../transcript/asText";
 
 export const PROMOTE_COMMAND = "lazy.promoteMessages";
 

@@ -1,8 +1,9 @@
 // The Tasks view: the backlog, tasks promoted from ranges of Builders' messages (tasks/list).
-// Promoting happens in the transcript's form (promoteForm.ts, webview/promote.ts).
+// Promoting happens in the transcript's form (promote/form.ts, webview/promote.ts).
 import * as vscode from "vscode";
-import type { LazyClient } from "./client";
-import type { Scope, Task } from "./protocol";
+import { registerCommands, type Ctx } from "../ctx";
+import type { LazyClient } from "../protocol/client";
+import type { Scope, Task } from "../protocol";
 
 export class TasksProvider implements vscode.TreeDataProvider<Task> {
   private readonly emitter = new vscode.EventEmitter<Task | undefined>();
@@ -39,4 +40,12 @@ export class TasksProvider implements vscode.TreeDataProvider<Task> {
   dispose(): void {
     this.emitter.dispose();
   }
+}
+
+/** The Tasks view and its refresh. */
+export function registerTasksView(ctx: Ctx): vscode.Disposable[] {
+  return [
+    vscode.window.createTreeView("lazy.tasks", { treeDataProvider: ctx.tasks }),
+    ...registerCommands(ctx, [["lazy.tasks.refresh", () => () => { ctx.refreshTasks(); }]]),
+  ];
 }

@@ -2,8 +2,7 @@
 // the webview runs it as the user picks a range (so an overlap, or the same range again, shows
 // before submit), the host runs it on a command's argument. The sidecar stays the judge: it
 // refuses the exact same range on submit too (ALREADY_PROMOTED).
-import { isRecord } from "./decode";
-import type { Task } from "./protocol";
+import { isRecord, type Task } from "../protocol";
 
 export interface PromoteRange {
   builderId: string;

@@ -2,10 +2,11 @@
 // under it; a check whose fix is a lazy command has a button that runs it in a terminal,
 // where it previews and asks before it writes (nothing runs on its own).
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import type { HealthCheck, DoctorReport } from "./protocol";
-import type { SidecarState } from "./sidecar";
-import { lazyShellArgs, type LazyCommand } from "./terminal";
+import { needsSidecar, registerCommands, type Ctx } from "../ctx";
+import { type DoctorReport, type HealthCheck, isRecord } from "../protocol";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import type { SidecarState } from "../sidecar/sidecar";
+import { lazyShellArgs, type LazyCommand } from "../sidecar/terminal";
 
 export type HealthNode =
   | { kind: "check"; check: HealthCheck }
@@ -122,4 +123,20 @@ export function fixTerminal(check: HealthCheck, lazy: LazyCommand): vscode.Termi
   const args = lazyArgs(check.fix);
   if (!args) return undefined;
   return { name: `Lazy: ${args.join(" ")}`, shellPath: lazy.command, shellArgs: lazyShellArgs(lazy, args), env: lazy.env };
+}
+
+/** The Health view and its commands: run the checks, run a check's fix in a terminal. */
+export function registerHealthView(ctx: Ctx): vscode.Disposable[] {
+  const { health } = ctx;
+  return [
+    vscode.window.createTreeView("lazy.health", { treeDataProvider: health }),
+    ...registerCommands(ctx, [
+      ["lazy.health.refresh", () => () => vscode.window.withProgress({ location: { viewId: "lazy.health" } }, () => health.refresh())],
+      ["lazy.health.fix", needsSidecar(() => ({ lazy }, node) => {
+        if (!isRecord(node) || node.kind !== "check") return;
+        const options = fixTerminal((node as Extract<HealthNode, { kind: "check" }>).check, lazy);
+        if (options) vscode.window.createTerminal(options).show();
+      })],
+    ]),
+  ];
 }

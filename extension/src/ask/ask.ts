@@ -3,18 +3,17 @@
 // one cancellable notification, the answer in a panel beside the transcript with its warnings
 // and how many excerpts it stands on. The answer is model output: the panel shows it as text.
 import * as vscode from "vscode";
-import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "./client";
-import { isRecord } from "./decode";
-import { parseAnswerMessage, type HostToAnswer } from "./askMessages";
-import { ErrorCode, type AskRunResult } from "./protocol";
-import { followProgress } from "./progress";
-import type { ProgressSource } from "./sidecar";
-import { nonce, webviewPage, type PageAssets } from "./webviewPage";
+import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
+import { type AskRunResult, ErrorCode, isRecord } from "../protocol";
+import { parseAnswerMessage, type HostToAnswer } from "./messages";
+import { withRequestProgress, type NotificationProgress } from "../sidecar/progress";
+import type { ProgressSource, ProgressValue } from "../sidecar/sidecar";
+import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 
 export type AskOutcome = "dismissed" | "answered" | "cancelled" | "failed";
 
 export interface AskDeps {
-  client: () => LazyClient | undefined;
+  client: LazyClient;
   progress?: ProgressSource;
   log: vscode.LogOutputChannel;
   /** Where the answer goes (AnswerPanels.show in the extension). */
@@ -27,13 +26,11 @@ export interface AskTarget {
 }
 
 /** The sidecar's progress while the request runs, as the notification's message. */
-function follow(source: ProgressSource | undefined, progress: vscode.Progress<{ message?: string }>): vscode.Disposable {
-  return followProgress(source, (v) => {
-    if (v.kind === "end") return;
-    const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
-    if (message) progress.report({ message });
-  });
-}
+const showMessages = (progress: NotificationProgress) => (v: ProgressValue): void => {
+  if (v.kind === "end") return;
+  const message = v.message ?? (v.kind === "begin" ? v.title : undefined);
+  if (message) progress.report({ message });
+};
 
 /** A failed ask as `lazy ask` prints it: the sidecar's sentence (for a missing credential,
  * Docker or agent image, the one sentence with the fix), then [code: detail]. A failure that
@@ -48,11 +45,7 @@ export function askFailure(e: unknown): string {
 }
 
 export async function askAbout(deps: AskDeps, target: AskTarget, question?: string): Promise<AskOutcome> {
-  const client = deps.client();
-  if (!client) {
-    void vscode.window.showErrorMessage("Lazy: the sidecar is not running (Lazy: Restart Sidecar).");
-    return "failed";
-  }
+  const client = deps.client;
   const asked =
     question ??
     (await vscode.window.showInputBox({
@@ -65,17 +58,9 @@ export async function askAbout(deps: AskDeps, target: AskTarget, question?: stri
   if (!asked?.trim()) return "dismissed";
   let result: AskRunResult;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Lazy: asking about ${target.label}`, cancellable: true },
-      async (progress, token) => {
-        const following = follow(deps.progress, progress);
-        try {
-          // the request's token: cancelling sends $/cancelRequest and the sidecar kills the one-shot
-          return await client.request("ask/run", { id: target.id, question: asked.trim() }, token);
-        } finally {
-          following.dispose();
-        }
-      },
+    // cancelling sends $/cancelRequest and the sidecar kills the one-shot
+    result = await withRequestProgress(`Lazy: asking about ${target.label}`, deps.progress, showMessages, (token) =>
+      client.request("ask/run", { id: target.id, question: asked.trim() }, token),
     );
   } catch (e) {
     if (isCancellation(e)) {

@@ -1,8 +1,9 @@
 // The typed face of the sidecar that every feature uses. Features depend on this interface,
 // not on vscode-languageclient, so tests drive them with a fake client.
 import type * as vscode from "vscode";
-import { DecodeError, isRecord, RESULT_DECODERS } from "./decode";
-import { ErrorCode, type RequestName, type Requests } from "./protocol";
+import { RESULT_DECODERS } from "../../../protocol/decode";
+import { DecodeError, isRecord } from "./decoders";
+import { ErrorCode, type RequestName, type Requests } from ".";
 
 export interface LazyClient {
   request<M extends RequestName>(

@@ -1,13 +1,12 @@
 // The lazy.* settings, read once into a plain object so the rest never touches
 // WorkspaceConfiguration (and tests pass literals).
-import { isRecord } from "./decode";
-import { TOOLS, type InitializationOptions, type Tool } from "./protocol";
+import { AGENT_IDS, type Agent, type InitializationOptions, isRecord } from "../protocol";
 
 export interface Settings {
   sidecarPath: string;
   python: string;
   store: string;
-  extraSourceRoots: Record<Tool, string[]>;
+  extraSourceRoots: Record<Agent, string[]>;
   liveCapture: boolean;
 }
 
@@ -19,12 +18,12 @@ export function readSettings(get: SettingGetter): Settings {
     return typeof v === "string" ? v.trim() : "";
   };
   const roots = get("extraSourceRoots");
-  const extra = { claude: [], codex: [], opencode: [] } as Record<Tool, string[]>;
+  const extra = Object.fromEntries(AGENT_IDS.map((a) => [a, [] as string[]])) as Record<Agent, string[]>;
   if (isRecord(roots)) {
-    for (const tool of TOOLS) {
-      const list = roots[tool];
+    for (const agent of AGENT_IDS) {
+      const list = roots[agent];
       if (Array.isArray(list)) {
-        extra[tool] = list.filter((x): x is string => typeof x === "string" && x.trim() !== "");
+        extra[agent] = list.filter((x): x is string => typeof x === "string" && x.trim() !== "");
       }
     }
   }
@@ -42,7 +41,7 @@ export function readSettings(get: SettingGetter): Settings {
  * any field it does not know). */
 export function initializationOptions(s: Settings): InitializationOptions & {
   live_capture: boolean;
-  extra_roots: Record<Tool, string[]>;
+  extra_roots: Record<Agent, string[]>;
 } {
   return { live_capture: s.liveCapture, extra_roots: s.extraSourceRoots };
 }

@@ -2,12 +2,12 @@
 // lazy-transcript), for the editor's own find, selection and copy. Plain text, not Markdown:
 // the content is agent output and must not be rendered.
 import * as vscode from "vscode";
-import { builderLabel } from "./builders";
-import type { LazyClient } from "./client";
-import type { BuilderInfo, MessageView, TranscriptsPageResult } from "./protocol";
-import { plainText } from "./text";
-import { formatTimestamp } from "./time";
-import { toolName } from "./tools";
+import { builderLabel } from "../views/builders";
+import type { LazyClient } from "../protocol/client";
+import type { BuilderInfo, MessageView, TranscriptsPageResult } from "../protocol";
+import { plainText } from "../text";
+import { formatTimestamp } from "../time";
+import { agentName } from "../agents";
 
 export const SCHEME = "lazy-transcript";
 const PAGE = 1000;
@@ -34,7 +34,7 @@ export function formatMessage(m: MessageView): string {
 export function formatHeader(b: BuilderInfo, sessionId: string | null): string {
   return [
     builderLabel(b),
-    [toolName(b.tool), b.project ?? "", formatTimestamp(b.started_at), `${b.message_count} messages`].filter(Boolean).join(" · "),
+    [agentName(b.tool), b.project ?? "", formatTimestamp(b.started_at), `${b.message_count} messages`].filter(Boolean).join(" · "),
     `id: ${b.id}${sessionId ? `\nsubagent session: ${sessionId}` : ""}`,
     "",
   ].map(plainText).join("\n");

@@ -2,8 +2,8 @@
 // Builder's project); `lazy builder --resume <alias>` resumes it, and the tree shows it as the
 // Builder's label. The sidecar checks the name; its refusal is shown as it says it.
 import * as vscode from "vscode";
-import { describeFailure, type LazyClient } from "./client";
-import type { BuilderInfo } from "./protocol";
+import { describeFailure, type LazyClient } from "../protocol/client";
+import type { BuilderInfo } from "../protocol";
 
 export async function nameBuilder(client: LazyClient, info: BuilderInfo): Promise<BuilderInfo | undefined> {
   const name = await vscode.window.showInputBox({

@@ -1,51 +1,20 @@
 // The messages between the answer webview (an ask's answer beside the transcript) and the
 // extension, each checked on receipt. Shared by both bundles.
-import { askRunResult, DecodeError, int, isRecord, str, type Decoder } from "./decode";
-import type { AskRunResult } from "./protocol";
+import { askRunResult, type AskRunResult, message, type MessageShapes, orError, positive, str } from "../protocol";
 
 export type AnswerToHost = { type: "ready" } | { type: "reveal"; number: number };
 
 export type HostToAnswer = { type: "answer"; label: string; question: string; result: AskRunResult };
 
-const positive: Decoder<number> = (v, p) => {
-  const n = int(v, p);
-  if (n < 1) throw new DecodeError(p, "a positive integer");
-  return n;
-};
-
-function kind(v: unknown): Record<string, unknown> & { type: string } {
-  if (!isRecord(v) || typeof v.type !== "string") throw new DecodeError("type", "a message type");
-  return v as Record<string, unknown> & { type: string };
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
+const ANSWER_MESSAGES: MessageShapes<AnswerToHost> = { ready: {}, reveal: { number: positive } };
+const HOST_MESSAGES: MessageShapes<HostToAnswer> = { answer: { label: str, question: str, result: askRunResult } };
 
 export function parseAnswerMessage(raw: unknown): AnswerToHost | Error {
-  try {
-    const v = kind(raw);
-    switch (v.type) {
-      case "ready":
-        return { type: "ready" };
-      case "reveal":
-        return { type: "reveal", number: positive(v.number, "number") };
-      default:
-        throw new DecodeError("type", `a known message type, not ${JSON.stringify(v.type)}`);
-    }
-  } catch (e) {
-    return asError(e);
-  }
+  return orError(() => message(ANSWER_MESSAGES, raw));
 }
 
 export function parseHostAnswer(raw: unknown): HostToAnswer | Error {
-  try {
-    const v = kind(raw);
-    if (v.type !== "answer") throw new DecodeError("type", `"answer", not ${JSON.stringify(v.type)}`);
-    return { type: "answer", label: str(v.label, "label"), question: str(v.question, "question"), result: askRunResult(v.result, "result") };
-  } catch (e) {
-    return asError(e);
-  }
+  return orError(() => message(HOST_MESSAGES, raw));
 }
 
 export type AnswerPart = { text: string } | { ref: number };

@@ -1,7 +1,7 @@
 // "Reveal Source Files": the files an agent wrote a Builder's sessions to, as the sidecar's
 // capture recorded them (builders/sources), including those the agent has since deleted.
-import type { LazyClient } from "./client";
-import type { BuildersSourcesResult, SourceFile } from "./protocol";
+import type { LazyClient } from "../protocol/client";
+import type { BuildersSourcesResult, SourceFile } from "../protocol";
 
 export interface SourcePick {
   label: string;

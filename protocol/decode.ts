@@ -1,0 +1,219 @@
+// Generated from sidecar/lazy/server/protocol.py by .venv/bin/python protocol/generate.py; do not edit.
+// One decoder for each shape the sidecar sends (every result, every notification's
+// params), as strict as the schema: a sidecar of another version fails at the edge,
+// naming the field that did not match.
+import { arr, bool, int, literal, nullable, num, obj, optional, record, str, tuple, type Decoder } from "../extension/src/protocol/decoders";
+import type * as P from "./protocol";
+
+export const askRunResult: Decoder<P.AskRunResult> = obj<P.AskRunResult>({
+  builder_id: str,
+  task: optional(nullable(str)),
+  answer: str,
+  chunks: int,
+  relevant_chunks: int,
+  warnings: arr(str),
+});
+
+export const sidechainInfo: Decoder<P.SidechainInfo> = obj<P.SidechainInfo>({
+  session_id: str,
+  agent_id: optional(nullable(str)),
+  message_count: optional(int),
+});
+
+export const builderInfo: Decoder<P.BuilderInfo> = obj<P.BuilderInfo>({
+  id: str,
+  short_id: str,
+  tool: str,
+  project: nullable(str),
+  started_at: nullable(str),
+  updated_at: nullable(str),
+  message_count: int,
+  summary: str,
+  title: optional(nullable(str)),
+  session_ids: optional(arr(str)),
+  sidechains: optional(arr(sidechainInfo)),
+  forked_from: optional(nullable(str)),
+  alias: optional(nullable(str)),
+});
+
+export const buildersDidChange: Decoder<P.BuildersDidChange> = obj<P.BuildersDidChange>({
+  builder_ids: arr(str),
+  reason: literal("captured", "imported"),
+});
+
+export const buildersListResult: Decoder<P.BuildersListResult> = obj<P.BuildersListResult>({
+  items: arr(builderInfo),
+  next_cursor: optional(nullable(str)),
+});
+
+export const sourceFile: Decoder<P.SourceFile> = obj<P.SourceFile>({
+  path: str,
+  tool: literal("claude", "codex", "opencode"),
+  session_id: str,
+  agent_id: optional(nullable(str)),
+  size: int,
+  exists: bool,
+});
+
+export const buildersSourcesResult: Decoder<P.BuildersSourcesResult> = obj<P.BuildersSourcesResult>({
+  builder_id: str,
+  files: arr(sourceFile),
+});
+
+export const captureFailure: Decoder<P.CaptureFailure> = obj<P.CaptureFailure>({
+  file: str,
+  line: optional(nullable(int)),
+  reason: str,
+  code: str,
+  detail: optional(str),
+  at: str,
+});
+
+export const captureStatusResult: Decoder<P.CaptureStatusResult> = obj<P.CaptureStatusResult>({
+  live: bool,
+  roots: arr(str),
+  last_sweep_at: nullable(str),
+  captured: int,
+  last_failure: optional(nullable(captureFailure)),
+});
+
+export const healthCheck: Decoder<P.HealthCheck> = obj<P.HealthCheck>({
+  title: str,
+  status: literal("ok", "warn", "fail"),
+  detail: optional(arr(str)),
+  fix: optional(nullable(str)),
+});
+
+export const doctorReport: Decoder<P.DoctorReport> = obj<P.DoctorReport>({
+  status: literal("ok", "warn", "fail"),
+  checks: arr(healthCheck),
+});
+
+export const quarantineInfo: Decoder<P.QuarantineInfo> = obj<P.QuarantineInfo>({
+  file: str,
+  line: int,
+  reason: str,
+});
+
+export const skipInfo: Decoder<P.SkipInfo> = obj<P.SkipInfo>({
+  session_id: str,
+  path: str,
+  reason: str,
+});
+
+export const importReport: Decoder<P.ImportReport> = obj<P.ImportReport>({
+  found: optional(int),
+  missing: optional(int),
+  already_imported: optional(int),
+  imported: optional(arr(str)),
+  updated: optional(arr(str)),
+  skipped: optional(arr(skipInfo)),
+  refused: optional(arr(skipInfo)),
+  ignored_oneshots: optional(int),
+  quarantined: optional(arr(quarantineInfo)),
+  messages_added: optional(int),
+  bytes_read: optional(int),
+  dry_run: optional(bool),
+});
+
+export const importResult: Decoder<P.ImportResult> = obj<P.ImportResult>({
+  dry_run: bool,
+  cancelled: optional(bool),
+  reports: record(importReport),
+});
+
+export const searchHit: Decoder<P.SearchHit> = obj<P.SearchHit>({
+  number: int,
+  role: str,
+  session_id: str,
+  timestamp: nullable(str),
+  score: num,
+  snippet: str,
+  highlights: optional(arr(tuple(int, int))),
+  sidechain: optional(bool),
+  field: optional(literal("conversation", "tools", "memory")),
+  kind: optional(literal("conversation", "task", "memory")),
+  memory_path: optional(nullable(str)),
+  task_code: optional(nullable(str)),
+});
+
+export const searchGroup: Decoder<P.SearchGroup> = obj<P.SearchGroup>({
+  builder_id: str,
+  short_id: str,
+  started_at: nullable(str),
+  project: nullable(str),
+  tool: str,
+  summary: str,
+  score: num,
+  hits: arr(searchHit),
+});
+
+export const searchResults: Decoder<P.SearchResults> = obj<P.SearchResults>({
+  query: str,
+  total_hits: int,
+  groups: arr(searchGroup),
+});
+
+export const task: Decoder<P.Task> = obj<P.Task>({
+  code: str,
+  goal: str,
+  prompt: str,
+  parent: optional(nullable(str)),
+  status: optional(literal("backlog")),
+  created_at: str,
+  builder_id: str,
+  from_message: int,
+  to_message: int,
+});
+
+export const tasksListResult: Decoder<P.TasksListResult> = obj<P.TasksListResult>({
+  items: arr(task),
+});
+
+export const tasksPromoteResult: Decoder<P.TasksPromoteResult> = obj<P.TasksPromoteResult>({
+  task: task,
+  overlapping: arr(task),
+});
+
+export const messageView: Decoder<P.MessageView> = obj<P.MessageView>({
+  number: int,
+  role: str,
+  text: str,
+  session_id: str,
+  timestamp: nullable(str),
+  kinds: arr(str),
+  model: optional(nullable(str)),
+  tool_name: optional(nullable(str)),
+  calls: optional(arr(str)),
+});
+
+export const transcriptsPageResult: Decoder<P.TranscriptsPageResult> = obj<P.TranscriptsPageResult>({
+  builder: builderInfo,
+  session_id: nullable(str),
+  messages: arr(messageView),
+  total: int,
+  next_start: nullable(int),
+});
+
+/** The decoder of each request's result. */
+export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["result"]> } = {
+  "builders/list": buildersListResult,
+  "builders/get": builderInfo,
+  "builders/name": builderInfo,
+  "builders/sources": buildersSourcesResult,
+  "transcripts/page": transcriptsPageResult,
+  "search/query": searchResults,
+  "tasks/promote": tasksPromoteResult,
+  "tasks/list": tasksListResult,
+  "ask/run": askRunResult,
+  "import/preview": importResult,
+  "import/run": importResult,
+  "capture/status": captureStatusResult,
+  "doctor/run": doctorReport,
+};
+
+/** The decoder of each notification's params. */
+export const NOTIFICATION_DECODERS: { [N in P.NotificationName]: Decoder<P.Notifications[N]> } = {
+  "builders/didChange": buildersDidChange,
+  "capture/didFail": captureFailure,
+};

@@ -35,10 +35,10 @@ import orjson
 
 from lazy.capture.live import Failure, LiveCapture, PerThread, Sweep
 from lazy.doctor.report import Check
+from lazy.os.clock import now_iso
 from lazy.os.pidfile import Held, Holder, PidFile
 from lazy.os.private import private_dir, private_opener
 from lazy.store import Store, StoreError
-from lazy.store.db import now_iso
 from lazy.view.terminal import TerminalFormatter
 
 PID_FILE = "daemon.pid"

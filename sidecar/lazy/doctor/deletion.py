@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from lazy.store import now_iso
+from lazy.os.clock import now_iso
 
 
 def delete_builders(c: sqlite3.Connection, builder_ids: Iterable[str]) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from lazy.blocks import render_block
 from lazy.index.schema import MACHINE_ROLES, document
-from lazy.store import parse_iso
+from lazy.os.clock import parse_iso
 from lazy.store.archive import unpack_blocks
 from lazy.view.redaction import redact_counted
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel
 from pygls.lsp.server import LanguageServer
 
 from lazy.capture.live import PerThread
+from lazy.config import lazy_home
 from lazy.index.indexer import SearchIndex
 from lazy.server.protocol import InitializationOptions
 from lazy.server.rpc import BY_NAME, converter, params_of
 from lazy.store import Store
-from lazy.store.db import lazy_home
 
 if TYPE_CHECKING:
     from lazy.server.capture import SidecarCapture

@@ -13,8 +13,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from lazy.model import BuilderInfo, MessageView, Task
+from lazy.os.clock import now_iso
 from lazy.store import Store
-from lazy.store.db import now_iso
 from lazy.store.queries import short_id
 from lazy.tasks.store import code_exists, get_task, insert_task, overlapping
 from lazy.view.reading import builder_info, message_page

@@ -15,6 +15,7 @@ from lazy.server.protocol import (
 )
 from lazy.server.rpc import request
 from lazy.store.queries import resolve_builder
+from lazy.store.tasks import list_tasks
 from lazy.tasks.promote import (
     AlreadyPromoted,
     PromoteError,
@@ -24,7 +25,6 @@ from lazy.tasks.promote import (
     default_goal,
     seed,
 )
-from lazy.tasks.store import list_tasks
 from lazy.view.reading import task as shown
 from lazy.view.redaction import redactor
 

@@ -155,3 +155,15 @@ def children(conn: sqlite3.Connection, path: str) -> list[TreeChild]:
     ):
         out.append(TreeChild(name=name, path=f"{prefix}/{name}", kind="memory", count=1))
     return out
+
+
+def given_slug(conn: sqlite3.Connection, project: str) -> str | None:
+    """The slug the project was given, if it was (never assigns one: see ``slug_for``)."""
+    r = conn.execute("SELECT slug FROM project_slugs WHERE project=?", (project,)).fetchone()
+    return str(r[0]) if r is not None else None
+
+
+def contents(conn: sqlite3.Connection, tree: str) -> dict[str, str]:
+    """The content of each memory directly in ``tree``, by name."""
+    rows = conn.execute("SELECT name, content FROM memories WHERE tree=?", (tree,)).fetchall()
+    return {str(name): str(content) for name, content in rows}

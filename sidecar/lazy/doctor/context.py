@@ -33,13 +33,13 @@ class Context:
     error: StoreError | None = None  # the failure itself, its kind among others
     _discovered: dict[str, Discovery] = field(default_factory=dict)
 
-    def discovery(self, tool: str) -> Discovery:
+    def discovery(self, agent: str) -> Discovery:
         """The agent's sessions in its default places, found once for every check."""
-        if tool not in self._discovered:
+        if agent not in self._discovered:
             from lazy.capture.discovery import discover_tool
 
-            self._discovered[tool] = discover_tool(tool)
-        return self._discovered[tool]
+            self._discovered[agent] = discover_tool(agent)
+        return self._discovered[agent]
 
     @property
     def path(self) -> Path:

@@ -55,8 +55,27 @@ MAX_LINES = 80
 # SQL is written in store/ alone; OpenCode's reader reads OpenCode's own database.
 SQL_HOMES = ("lazy.store", "lazy.agents.opencode")
 # Modules that still write SQL, owned by other helpers of issue 14 and not moved yet: each line
-# is one module to empty into store/ and then strike from here.
-SQL_NOT_MOVED_YET: frozenset[str] = frozenset()
+# is one module to empty into store/ and then strike from here (a module struck too late, or
+# gone, fails the last test below).
+SQL_NOT_MOVED_YET: frozenset[str] = frozenset(
+    {
+        # the "store" helper: the capture pipeline's SQL, the joining's, and the SQL in cli/
+        "lazy.builders.regroup",
+        "lazy.capture.bulk_import",
+        "lazy.capture.hook_entry",
+        "lazy.capture.live",
+        "lazy.capture.opencode",
+        "lazy.capture.pipeline",
+        "lazy.capture.reread",
+        "lazy.cli.doctor",
+        "lazy.cli.memories",
+        # the "agents" helper: its SQL is interleaved with the per-agent branches it replaces
+        "lazy.memories.session_import",
+        # the "server" helper: into store/queries.py
+        "lazy.server.imports",
+        "lazy.server.tasks",
+    }
+)
 SQL_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|PRAGMA)\b")
 
 

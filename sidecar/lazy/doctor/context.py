@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.store import Store, StoreError, lazy_home
+from lazy.config import lazy_home
+from lazy.store import Store, StoreError
 from lazy.store.db import explain
 from lazy.store.schema import migrate
 

@@ -137,20 +137,18 @@ def _rederive(store: Store, out: Recovered) -> None:
     with store.write() as c:
         for sid in sessions:
             had = maintenance.session_messages(c, sid)
-            maintenance.savepoint(c, "one")
-            try:
-                now = rederive_in(c, sid)
-            except Exception as e:  # a damaged chunk: the copied rows are all there is
-                maintenance.rollback_to(c, "one")
-                maintenance.release(c, "one")
-                out.failed.append((sid, f"{type(e).__name__}: {e}"))
-                continue
-            if now < had:
-                maintenance.rollback_to(c, "one")
-                out.kept.append(sid)
-            else:
-                out.rederived += 1
-            maintenance.release(c, "one")
+            with maintenance.savepoint(c, "one") as rollback:
+                try:
+                    now = rederive_in(c, sid)
+                except Exception as e:  # a damaged chunk: the copied rows are all there is
+                    rollback()
+                    out.failed.append((sid, f"{type(e).__name__}: {e}"))
+                    continue
+                if now < had:
+                    rollback()
+                    out.kept.append(sid)
+                else:
+                    out.rederived += 1
         refresh_in(c, full=True)
 
 

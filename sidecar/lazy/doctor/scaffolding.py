@@ -108,34 +108,31 @@ def survey_in(c: sqlite3.Connection) -> Survey:
     seen = _gather(c, suspects, redact)
     before = {sid: stored_keys(c, sid) for sid in seen.owner}
     found = seen.found
-    maintenance.savepoint(c, "doctor_survey")
-    try:
-        for sid, bid in seen.owner.items():
-            if bid not in found:
-                continue
-            maintenance.savepoint(c, "doctor_session")
-            try:
-                rederive_in(c, sid)
-            except Exception as e:  # a damaged archive: this session is left as it is
-                maintenance.rollback_to(c, "doctor_session")
-                out.unreadable.append((sid, f"{type(e).__name__}: {e}"))
-                continue
-            finally:
-                maintenance.release(c, "doctor_session")
-            dropped = len(before[sid] - stored_keys(c, sid))
-            if dropped:
-                found[bid].drops += dropped
-                found[bid].sessions.append(sid)
-        refresh_in(c, full=True)
-        for bid, s in found.items():
-            if not s.drops:
-                continue
-            s.empty = maintenance.messages_of(c, seen.members[bid]) == 0
-            now = maintenance.summary_of(c, seen.first[bid])
-            s.summary_after = redact(now) if now is not None else ""
-    finally:
-        maintenance.rollback_to(c, "doctor_survey")
-        maintenance.release(c, "doctor_survey")
+    with maintenance.savepoint(c, "doctor_survey") as undo:
+        try:
+            for sid, bid in seen.owner.items():
+                if bid not in found:
+                    continue
+                with maintenance.savepoint(c, "doctor_session") as undo_session:
+                    try:
+                        rederive_in(c, sid)
+                    except Exception as e:  # a damaged archive: this session is left as it is
+                        undo_session()
+                        out.unreadable.append((sid, f"{type(e).__name__}: {e}"))
+                        continue
+                dropped = len(before[sid] - stored_keys(c, sid))
+                if dropped:
+                    found[bid].drops += dropped
+                    found[bid].sessions.append(sid)
+            refresh_in(c, full=True)
+            for bid, s in found.items():
+                if not s.drops:
+                    continue
+                s.empty = maintenance.messages_of(c, seen.members[bid]) == 0
+                now = maintenance.summary_of(c, seen.first[bid])
+                s.summary_after = redact(now) if now is not None else ""
+        finally:
+            undo()
     out.found = sorted(
         (s for s in found.values() if s.drops), key=lambda s: (s.started_at or "", s.builder_id)
     )

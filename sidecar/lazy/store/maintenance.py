@@ -5,7 +5,8 @@ scaffolding look at, and savepoints to try a repair and roll it back."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from lazy.os.clock import now_iso
@@ -49,16 +50,19 @@ def write_lock_held(conn: sqlite3.Connection, probe_ms: int) -> str | None:
 # ---- savepoints: a repair tried, kept or rolled back ------------------------------------------
 
 
-def savepoint(c: sqlite3.Connection, name: str) -> None:
+@contextmanager
+def savepoint(c: sqlite3.Connection, name: str) -> Iterator[Callable[[], None]]:
+    """A savepoint in the caller's transaction, released at the end of the block; the block
+    gets the function that rolls back to it."""
+
+    def rollback() -> None:
+        c.execute(f"ROLLBACK TO {name}")
+
     c.execute(f"SAVEPOINT {name}")
-
-
-def rollback_to(c: sqlite3.Connection, name: str) -> None:
-    c.execute(f"ROLLBACK TO {name}")
-
-
-def release(c: sqlite3.Connection, name: str) -> None:
-    c.execute(f"RELEASE {name}")
+    try:
+        yield rollback
+    finally:
+        c.execute(f"RELEASE {name}")
 
 
 # ---- deleting conversations -----------------------------------------------------------------

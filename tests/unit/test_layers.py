@@ -4,7 +4,9 @@ lines; SQL is written in `store/` alone.
 
 Imports are read wherever they are written, inside functions too (a deferred import is still
 a dependency: it only hides a cycle from the interpreter). Imports under ``if TYPE_CHECKING:``
-are left out: they never run, and annotations may name a type from any layer.
+are left out: they never run, and annotations may name a type from any layer. A module loaded
+by name through importlib (cli/main.py's table of commands) is not seen; those stay within
+cli/ or name a lower layer.
 """
 
 from __future__ import annotations

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lazy.store.db import lazy_home
-
 FILE = "config.toml"
+
+
+def lazy_home() -> Path:
+    """Where lazy keeps its store, index and settings: ``$LAZY_HOME``, else ``~/.lazy``."""
+    return Path(os.environ.get("LAZY_HOME") or Path.home() / ".lazy").expanduser()
 
 
 class ConfigError(ValueError):

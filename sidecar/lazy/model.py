@@ -109,7 +109,7 @@ class ImportReport(BaseModel):
     dry_run: bool = False
 
 
-# ---- per-message memories (lazy import <tool>, get, ls) ---------------------------------
+# ---- per-message memories (lazy import <agent>, get, ls) --------------------------------
 
 
 class MemoryView(BaseModel):

@@ -21,6 +21,7 @@ from harness import LAZY, ro_connect
 
 from fabricate.claude import Session
 from lazy.capture import daemon
+from lazy.doctor.daemon import daemon_check
 from lazy.os.pidfile import Holder, PidFile, me
 from support import dead_holder, poll
 from support.search import env_for
@@ -150,7 +151,7 @@ def test_start_captures_reports_and_stops(d: Daemons) -> None:
     assert st["sweeps"] >= 1 and st["last_sweep"]["at"] and st["last_sweep"]["failures"] == []
     text = d.lazy("daemon", "status").stdout
     assert "Capture daemon: running" in text and str(h.pid) in text and "last sweep" in text
-    assert daemon.check(d.lazy_home).status == "ok"
+    assert daemon_check(d.lazy_home).status == "ok"
 
     again = d.lazy("daemon", "start")
     assert f"already running (pid {h.pid}" in again.stdout
@@ -163,7 +164,7 @@ def test_start_captures_reports_and_stops(d: Daemons) -> None:
     assert st["running"] is False and st["pid"] is None and st["stale_pid"] is None
     assert st["stopped_at"] and st["captured"] >= 1  # what the last run left
     assert "not running" in d.lazy("daemon", "status").stdout
-    check = daemon.check(d.lazy_home)
+    check = daemon_check(d.lazy_home)
     assert check.status == "warn" and check.fix == "lazy daemon start"
     assert f"started: pid {h.pid}" in (d.lazy_home / daemon.LOG_FILE).read_text()
     assert "not running" in d.lazy("daemon", "stop").stdout
@@ -204,7 +205,7 @@ def test_a_stale_pid_file_is_taken_over(d: Daemons, stale: str) -> None:
     (d.lazy_home / daemon.PID_FILE).write_text(json.dumps(asdict(record)))
     st = d.status()
     assert st["running"] is False and st["stale_pid"] == record.pid
-    assert "is gone" in " ".join(daemon.check(d.lazy_home).detail)
+    assert "is gone" in " ".join(daemon_check(d.lazy_home).detail)
 
     p = d.lazy("daemon", "start")
     h = d.holder()

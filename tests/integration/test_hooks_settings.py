@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from harness import LAZY
 
-from lazy.agents.claude import hooks
+from lazy.doctor import hooks as doctor_hooks
 from lazy.doctor.report import Check
 from support.search import env_for
 
@@ -239,7 +239,7 @@ def test_a_symlinked_settings_file_stays_a_symlink(claude: Claude, tmp: Path) ->
 def hooks_check(claude: Claude) -> Check:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CLAUDE_CONFIG_DIR", str(claude.config))
-        return hooks.check()
+        return doctor_hooks.hooks_check()
 
 
 def test_json_reports_the_change(claude: Claude) -> None:

@@ -446,3 +446,19 @@ def test_free_disk_says_the_figures(world: World, size: str, status: str, shown:
     assert line.endswith("(warns under 1 GiB, fails under 100 MiB)")
     assert p.returncode == (1 if status == "fail" else 0)
     assert (disk["fix"] is None) == (status == "ok")
+
+
+def test_every_repair_is_a_flag_of_lazy_doctor_and_the_fix_of_its_check() -> None:
+    from lazy.cli.doctor import doctor
+    from lazy.doctor import capture, housekeeping, scaffolding
+    from lazy.doctor.repairs import REPAIRS
+
+    flags = {opt for p in doctor.params for opt in getattr(p, "opts", [])}
+    assert {r.flag for r in REPAIRS} <= flags
+    fixes = {capture.TITLE: capture.FIX, housekeeping.TITLE: housekeeping.FIX}
+    fixes[scaffolding.TITLE] = scaffolding.FIX
+    for repair in REPAIRS:
+        if repair.check in fixes:
+            assert fixes[repair.check] == f"lazy doctor {repair.flag}"
+    titles = {title for title, _ in CHECKS}
+    assert {r.check for r in REPAIRS if r.check is not None} <= titles

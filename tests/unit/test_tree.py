@@ -22,10 +22,9 @@ from lazy.memories.tree import (
     join,
     label,
     parse_path,
-    slug_base,
-    slug_with_hash,
     split,
 )
+from lazy.store.memories import slug_base, slug_with_hash
 from support.agent_sessions import memories, report
 
 

@@ -14,6 +14,7 @@ import sqlite3
 
 from lazy.aliases.registry import KINDS, SessionEntry, SessionRegistry, check_name, normalize_scope
 from lazy.model import BuilderInfo
+from lazy.store.lookups import conversation_of, last_model
 from lazy.store.queries import NotFound, builder_info
 
 
@@ -37,17 +38,6 @@ def resume_target(conn: sqlite3.Connection, builder_id: str) -> tuple[str, str]:
     if not info.session_ids:
         raise NotFound(f"conversation {builder_id} has no session with messages to resume")
     return info.tool, info.session_ids[-1]
-
-
-def last_model(conn: sqlite3.Connection, builder_id: str) -> str | None:
-    """The model of the Builder's latest answer, recorded with its alias."""
-    row = conn.execute(
-        "SELECT m.model FROM messages m JOIN sessions s ON s.id = m.session_id"
-        " WHERE m.builder_id=? AND s.kind='main' AND m.model IS NOT NULL"
-        " ORDER BY m.number DESC LIMIT 1",
-        (builder_id,),
-    ).fetchone()
-    return str(row[0]) if row else None
 
 
 def bind_builder(
@@ -81,17 +71,6 @@ def resolve_alias(
     if len(found) > 1:
         raise AmbiguousAlias(name, normalize_scope(scope), found)
     return found[0].kind, found[0].native_id
-
-
-def conversation_of(conn: sqlite3.Connection, native_id: str) -> tuple[str, str] | None:
-    """(Builder id, summary) of the conversation a native session id belongs to, when the
-    store has it."""
-    row = conn.execute(
-        "SELECT b.id, b.summary FROM sessions s JOIN builders b ON b.id = s.builder_id"
-        " WHERE s.id=?",
-        (native_id,),
-    ).fetchone()
-    return (str(row[0]), str(row[1] or "")) if row else None
 
 
 def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[BuilderInfo]:

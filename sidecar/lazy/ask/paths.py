@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lazy.memories.tree import slug_base, slug_with_hash
-from lazy.store.db import lazy_home
+from lazy.config import lazy_home
+from lazy.store.memories import slug_base, slug_with_hash
 
 
 def base_dir() -> Path:

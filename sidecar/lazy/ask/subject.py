@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from lazy.model import MessageView, Task, Transcript
 from lazy.store import Store
 from lazy.store.queries import resolve_builder
-from lazy.tasks.store import get_task
+from lazy.store.tasks import get_task
 from lazy.view.reading import task as shown_task
 from lazy.view.reading import transcript
 from lazy.view.redaction import redactor

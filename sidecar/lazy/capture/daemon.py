@@ -34,11 +34,10 @@ from typing import Any
 import orjson
 
 from lazy.capture.live import Failure, LiveCapture, PerThread, Sweep
-from lazy.doctor.report import Check
+from lazy.os.clock import now_iso
 from lazy.os.pidfile import Held, Holder, PidFile
 from lazy.os.private import private_dir, private_opener
 from lazy.store import Store, StoreError
-from lazy.store.db import now_iso
 from lazy.view.terminal import TerminalFormatter
 
 PID_FILE = "daemon.pid"
@@ -376,24 +375,3 @@ def stop(home: Path, timeout: float = 30.0) -> JsonDict:
         time.sleep(0.05)
     pid.remove_stale()  # a clean exit removed it already
     return {"state": "stopped", "pid": holder.pid}
-
-
-def check(home: Path) -> Check:
-    """ "Capture daemon running": warn when it is not."""
-    s = status(home)
-    title = "Capture daemon running"
-    sweep = s["last_sweep"]
-    last = ""
-    if sweep:
-        last = (
-            f"last sweep {sweep['at']}: {sweep['captured']} session(s) captured,"
-            f" {len(sweep['failures']) + sweep.get('more_failures', 0)} failure(s)"
-        )
-    if s["running"]:
-        return Check(title, "ok", [f"pid {s['pid']} since {s['since']}", *([last] if last else [])])
-    detail = ["the capture daemon is not running"]
-    if s["stale_pid"]:
-        detail.append(f"pid {s['stale_pid']} (in {PID_FILE}) is gone")
-    if last:
-        detail.append(last)
-    return Check(title, "warn", detail, "lazy daemon start")

@@ -23,9 +23,10 @@ from lazy.aliases.registry import (
     check_name,
     normalize_scope,
 )
-from lazy.aliases.resolve import conversation_of, last_model, resume_target
+from lazy.aliases.resolve import resume_target
 from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
 from lazy.store import Store, lazy_home
+from lazy.store.lookups import conversation_of, last_model
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder, short_id
 from lazy.view.reading import builder_info
 from lazy.view.redaction import redactor

@@ -15,7 +15,7 @@ from lazy.capture.terminal_session import INTERVAL, Supervisor, Ticker, log_path
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
 from lazy.cli.output import echo
-from lazy.store.db import lazy_home
+from lazy.config import lazy_home
 from lazy.store.queries import NotFound, builder_info
 
 CLAUDE_ARGS = "lazy.claude_args"

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from lazy.store.db import lazy_home
+from lazy.config import lazy_home
 
 
 @click.command("capture")

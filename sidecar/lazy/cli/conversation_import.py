@@ -177,12 +177,7 @@ def import_conversation(
         show_command(show_id, as_json)
         return
     if show_imported:
-        with open_store() as store:
-            builders = list_builders(store.conn, scope(all_projects))
-        if as_json:
-            emit_json({"builders": [b.model_dump(mode="json") for b in builders]})
-        else:
-            print_builders(builders, all_projects)
+        _show_imported(all_projects, as_json)
         return
     project = None if all_projects else current_project()
     d = discover_tool(tool, list(sources), project)
@@ -192,39 +187,55 @@ def import_conversation(
             return
         p = plan(store, d)
         if list_:
-            if as_json:
-                emit_json(
-                    {
-                        "sessions": [
-                            {
-                                "session_id": sid,
-                                "path": str(c.path),
-                                "size": c.size,
-                                "cwd": c.cwd,
-                                "state": "imported"
-                                if sid in p.imported
-                                else "empty"
-                                if sid in p.empty
-                                else "deleted"
-                                if sid in p.deleted
-                                else "missing",
-                            }
-                            for sid, c in p.discovery.sessions.items()
-                        ],
-                        "ignored_oneshots": len(d.oneshots),
-                    }
-                )
-            elif p.found:
-                out.print(_list_table(p))
-            else:
-                _nothing_found(d, project, tool)
-            _oneshot_note(d)
+            _list(p, project, tool, as_json)
             return
         report = bulk_import(
             store, p, project=project, tool=tool, all_=all_, yes=yes, as_json=as_json
         )
     if as_json:
         emit_json(report)
+
+
+def _show_imported(all_projects: bool, as_json: bool) -> None:
+    """`--show-imported`: the conversations already in the store."""
+    with open_store() as store:
+        builders = list_builders(store.conn, scope(all_projects))
+    if as_json:
+        emit_json({"builders": [b.model_dump(mode="json") for b in builders]})
+    else:
+        print_builders(builders, all_projects)
+
+
+def _list(p: Plan, project: str | None, tool: str, as_json: bool) -> None:
+    """`--list`: the sessions on disk and their state."""
+    d = p.discovery
+    if as_json:
+        emit_json(
+            {
+                "sessions": [
+                    {
+                        "session_id": sid,
+                        "path": str(c.path),
+                        "size": c.size,
+                        "cwd": c.cwd,
+                        "state": "imported"
+                        if sid in p.imported
+                        else "empty"
+                        if sid in p.empty
+                        else "deleted"
+                        if sid in p.deleted
+                        else "missing",
+                    }
+                    for sid, c in d.sessions.items()
+                ],
+                "ignored_oneshots": len(d.oneshots),
+            }
+        )
+    elif p.found:
+        out.print(_list_table(p))
+    else:
+        _nothing_found(d, project, tool)
+    _oneshot_note(d)
 
 
 def bulk_import(

@@ -24,7 +24,7 @@ from lazy.cli.common import (
 from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Task, Transcript
-from lazy.tasks.store import list_tasks
+from lazy.store.tasks import list_tasks
 from lazy.view.reading import list_builders, transcript
 from lazy.view.reading import task as shown_task
 

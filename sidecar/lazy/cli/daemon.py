@@ -12,7 +12,7 @@ from rich.text import Text
 
 from lazy.capture import daemon as d
 from lazy.cli.common import emit_json, err, facts_table, json_option, out, shown, when
-from lazy.store.db import lazy_home
+from lazy.config import lazy_home
 
 
 @click.group("daemon")

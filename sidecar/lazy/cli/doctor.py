@@ -32,6 +32,7 @@ from lazy.doctor import housekeeping, scaffolding
 from lazy.doctor import recover as recovery
 from lazy.doctor.checks import CHECKS, report, run_checks
 from lazy.doctor.context import open_context
+from lazy.doctor.repairs import one_at_a_time
 from lazy.doctor.report import MARKS, Check
 from lazy.index.indexer import SearchIndex
 from lazy.memories.harness import import_memory, plan_memory
@@ -514,11 +515,7 @@ def doctor(
     a non-terminal it is told to re-run with --yes and changes nothing.
     """
     if sum((reimport, clean, purge, import_memory_, recover_store)) > 1:
-        raise click.UsageError(
-            "one repair at a time: --reimport-conversations,"
-            " --clean-local-command-conversations, --purge-housekeeping-conversations,"
-            " --import-memory or --recover-store"
-        )
+        raise click.UsageError(one_at_a_time())
     if delete_empty and not clean:
         raise click.UsageError(
             "--delete-empty-local-command-conversations goes with"

@@ -19,7 +19,7 @@ from lazy.cli.common import (
 )
 from lazy.model import Task
 from lazy.store.queries import short_id
-from lazy.tasks.store import get_task, list_tasks
+from lazy.store.tasks import get_task, list_tasks
 from lazy.view import reading
 
 

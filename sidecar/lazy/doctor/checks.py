@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lazy.agents.claude import hooks
-from lazy.capture import daemon
-from lazy.doctor import capture, housekeeping, privacy, scaffolding, secrets, store, system
+from lazy.doctor import (
+    capture,
+    daemon,
+    hooks,
+    housekeeping,
+    privacy,
+    scaffolding,
+    secrets,
+    store,
+    system,
+)
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
 from lazy.model import DoctorReport, HealthCheck
@@ -28,8 +36,8 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (secrets.REDACTION, secrets.redaction_check),
     (secrets.OWN_FILES, secrets.own_files_check),
     # capture without VS Code: the hooks, the daemon
-    ("Claude Code hooks installed", lambda ctx: hooks.check()),
-    ("Capture daemon running", lambda ctx: daemon.check(ctx.home)),
+    (hooks.TITLE, lambda ctx: hooks.hooks_check()),
+    (daemon.TITLE, lambda ctx: daemon.daemon_check(ctx.home)),
     (housekeeping.TITLE, housekeeping.housekeeping_check),
     (scaffolding.TITLE, scaffolding.scaffolding_check),
     (system.CREDENTIAL, system.credential_check),

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.store import Store, StoreError, lazy_home
+from lazy.config import lazy_home
+from lazy.store import Store, StoreError
 from lazy.store.db import explain
 from lazy.store.schema import migrate
 
@@ -34,13 +35,13 @@ class Context:
     error: StoreError | None = None  # the failure itself, its kind among others
     _discovered: dict[str, Discovery] = field(default_factory=dict)
 
-    def discovery(self, tool: str) -> Discovery:
+    def discovery(self, agent: str) -> Discovery:
         """The agent's sessions in its default places, found once for every check."""
-        if tool not in self._discovered:
+        if agent not in self._discovered:
             from lazy.capture.discovery import discover_tool
 
-            self._discovered[tool] = discover_tool(tool)
-        return self._discovered[tool]
+            self._discovered[agent] = discover_tool(agent)
+        return self._discovered[agent]
 
     @property
     def path(self) -> Path:

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 
 from lazy.builders.regroup import refresh_in
 from lazy.doctor.context import Context
-from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check
-from lazy.store import Store
+from lazy.store import Store, maintenance
 from lazy.store.queries import short_id
 
 TITLE = "No housekeeping conversations in the store"
@@ -115,19 +114,13 @@ def classify(text: str) -> tuple[Rule, str] | None:
 
 def survey_in(c: sqlite3.Connection) -> list[Housekeeping]:
     """Claude Code conversations of one user message that opens like a lazy one-shot."""
-    rows = c.execute(
-        "SELECT m.builder_id, MIN(m.id) FROM messages m JOIN sessions s ON s.id = m.session_id"
-        " WHERE s.kind = 'main' AND s.tool = 'claude' AND m.role = 'user' AND m.meta = 0"
-        " AND m.builder_id IS NOT NULL GROUP BY m.builder_id HAVING COUNT(*) = 1"
-    ).fetchall()
     out = []
-    for bid, mid in rows:
-        text = c.execute("SELECT text FROM messages WHERE id=?", (mid,)).fetchone()[0]
-        hit = classify(text)
+    for bid, mid in maintenance.lone_user_messages(c, "claude"):
+        hit = classify(maintenance.message_text(c, mid))
         if hit is None:
             continue
         rule, words = hit
-        started = c.execute("SELECT started_at FROM builders WHERE id=?", (bid,)).fetchone()
+        started = maintenance.builder_started(c, bid)
         if started is None:
             continue
         why = f"its only message opens with “{words}”: {rule.why}"
@@ -143,7 +136,7 @@ def purge(store: Store, approved: set[str]) -> list[str]:
     """Delete the approved Builders that are still classified so; returns those deleted."""
     with store.write() as c:
         doomed = [h.builder_id for h in survey_in(c) if h.builder_id in approved]
-        done = delete_builders(c, doomed)
+        done = maintenance.delete_builders(c, doomed)
         if done:
             refresh_in(c, full=True)
     return done

@@ -22,8 +22,8 @@ from lazy.builders.regroup import refresh_in
 from lazy.capture.rederive import rederive_in
 from lazy.os.durable import fsync_dir, move_aside
 from lazy.os.private import touch_private
-from lazy.store import Store, StoreError
-from lazy.store.db import explain, not_writable, readonly_error
+from lazy.store import Store, StoreError, maintenance
+from lazy.store.db import explain, not_writable, readonly_error, savepoint
 from lazy.store.integrity import quick_check, stamp, unstamp
 from lazy.store.salvage import Salvaged, salvage
 
@@ -76,9 +76,7 @@ def survey(home: Path) -> Survey:
             return Survey(db, [f"{err.message} [{err.code}: {err.detail}]"])
         found = Survey(db, problems)
         with contextlib.suppress(sqlite3.DatabaseError):
-            found.conversations = int(
-                conn.execute("SELECT COUNT(*) FROM builders WHERE message_count > 0").fetchone()[0]
-            )
+            found.conversations = maintenance.conversation_count(conn)
         return found
     finally:
         conn.close()
@@ -93,7 +91,7 @@ def recover(home: Path) -> Recovered:
         stale.unlink(missing_ok=True)
     touch_private(fresh)
     salvaged = salvage(db, fresh)
-    store = Store(home, _connect(fresh))
+    store = Store(home, maintenance.connect_new(fresh))
     store.checked = True  # a new file, just made; checked again below, before it is used
     store.path = fresh
     out = Recovered(aside=db, salvaged=salvaged)
@@ -101,7 +99,7 @@ def recover(home: Path) -> Recovered:
         _rederive(store, out)
         conn = store.conn
         with store.write() as c:
-            c.execute("DELETE FROM index_queue")  # the caller rebuilds the index whole
+            maintenance.clear_index_queue(c)  # the caller rebuilds the index whole
         problems = quick_check(conn)
         if problems:
             raise StoreError(
@@ -112,11 +110,8 @@ def recover(home: Path) -> Recovered:
                 kind="corrupt",
                 path=fresh,
             )
-        out.conversations, out.messages = conn.execute(
-            "SELECT (SELECT COUNT(*) FROM builders WHERE message_count > 0),"
-            " (SELECT COUNT(*) FROM messages)"
-        ).fetchone()
-        conn.execute("PRAGMA journal_mode = DELETE")  # one file to put in place
+        out.conversations, out.messages = maintenance.totals(conn)
+        maintenance.single_file(conn)  # one file to put in place
     finally:
         store.conn.close()
     out.aside = _move_aside(db)
@@ -137,50 +132,24 @@ def recover(home: Path) -> Recovered:
     return out
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
-    return conn
-
-
 def _rederive(store: Store, out: Recovered) -> None:
-    conn = store.conn
-    sessions = [
-        str(r[0])
-        for r in conn.execute(
-            "SELECT DISTINCT session_id FROM source_files WHERE agent_id IS NULL"
-            " AND status NOT IN ('oneshot', 'deleted') ORDER BY session_id"
-        )
-    ]
+    sessions = maintenance.archived_sessions(store.conn)
     with store.write() as c:
         for sid in sessions:
-            had = _messages(c, sid)
-            c.execute("SAVEPOINT one")
-            try:
-                now = rederive_in(c, sid)
-            except Exception as e:  # a damaged chunk: the copied rows are all there is
-                c.execute("ROLLBACK TO one")
-                c.execute("RELEASE one")
-                out.failed.append((sid, f"{type(e).__name__}: {e}"))
-                continue
-            if now < had:
-                c.execute("ROLLBACK TO one")
-                out.kept.append(sid)
-            else:
-                out.rederived += 1
-            c.execute("RELEASE one")
+            had = maintenance.session_messages(c, sid)
+            with savepoint(c, "one") as rollback:
+                try:
+                    now = rederive_in(c, sid)
+                except Exception as e:  # a damaged chunk: the copied rows are all there is
+                    rollback()
+                    out.failed.append((sid, f"{type(e).__name__}: {e}"))
+                    continue
+                if now < had:
+                    rollback()
+                    out.kept.append(sid)
+                else:
+                    out.rederived += 1
         refresh_in(c, full=True)
-
-
-def _messages(c: sqlite3.Connection, sid: str) -> int:
-    return int(
-        c.execute(
-            "SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
-            " WHERE s.id = ? OR s.parent_session_id = ?",
-            (sid, sid),
-        ).fetchone()[0]
-    )
 
 
 def _move_aside(db: Path) -> Path:

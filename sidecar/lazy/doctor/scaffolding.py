@@ -13,15 +13,16 @@ Re-deriving is tried inside a transaction that is rolled back, so what the listi
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lazy.agents.claude.reader import BUILTIN_LOCAL_COMMANDS
 from lazy.builders.regroup import refresh_in
 from lazy.capture.rederive import rederive_in
 from lazy.doctor.context import Context
-from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check
-from lazy.store import Store
+from lazy.store import Store, maintenance
+from lazy.store.db import savepoint
 from lazy.store.messages import stored_keys
 from lazy.store.queries import short_id
 from lazy.view.redaction import redactor
@@ -70,18 +71,33 @@ def _suspects(c: sqlite3.Connection) -> list[str]:
     Claude Code's command tags in it, or one that reads as a bare built-in command (how a
     reader that rewrote invocations would have stored it)."""
     bare = sorted(f"/{name}" for name in BUILTIN_LOCAL_COMMANDS)
-    marks = ",".join("?" * len(bare))
-    return [
-        r[0]
-        for r in c.execute(
-            "SELECT DISTINCT COALESCE(s.parent_session_id, s.id) FROM messages m"
-            " JOIN sessions s ON s.id = m.session_id"
-            " WHERE s.tool = 'claude' AND s.builder_id IS NOT NULL AND ("
-            " instr(m.text, '<command-name>') > 0 OR instr(m.text, '<local-command-') > 0"
-            f" OR m.text IN ({marks})) ORDER BY 1",
-            bare,
-        ).fetchall()
-    ]
+    return maintenance.scaffolding_suspects(c, "claude", bare)
+
+
+@dataclass
+class _Suspects:
+    owner: dict[str, str] = field(default_factory=dict)  # session -> its Builder
+    found: dict[str, Scaffolded] = field(default_factory=dict)  # by Builder
+    members: dict[str, list[str]] = field(default_factory=dict)  # every session of the Builder
+    first: dict[str, str] = field(default_factory=dict)  # the Builder's first main session
+
+
+def _gather(c: sqlite3.Connection, suspects: list[str], redact: Callable[[str], str]) -> _Suspects:
+    """The suspects' Builders, as they stand before anything is re-derived."""
+    out = _Suspects()
+    for sid in suspects:
+        bid = maintenance.builder_of(c, sid)
+        if bid is not None:
+            out.owner[sid] = bid
+    for bid in set(out.owner.values()):
+        head = maintenance.builder_head(c, bid)
+        if head is None:
+            continue
+        started, summary = head
+        out.found[bid] = Scaffolded(bid, short_id(bid), started, redact(summary or ""))
+        out.members[bid] = maintenance.builder_sessions(c, bid)
+        out.first[bid] = maintenance.first_main_session(c, bid)
+    return out
 
 
 def survey_in(c: sqlite3.Connection) -> Survey:
@@ -90,65 +106,35 @@ def survey_in(c: sqlite3.Connection) -> Survey:
     suspects = _suspects(c)
     if not suspects:
         return out
-    owner: dict[str, str] = {}
-    for sid in suspects:
-        row = c.execute("SELECT builder_id FROM sessions WHERE id=?", (sid,)).fetchone()
-        if row is not None and row[0] is not None:
-            owner[sid] = row[0]
-    before = {sid: stored_keys(c, sid) for sid in owner}
     redact = redactor()  # the summaries are listed to the user
-    found: dict[str, Scaffolded] = {}
-    members: dict[str, list[str]] = {}  # every session of the Builder, subagents' too
-    first: dict[str, str] = {}  # the Builder's first main session
-    for bid in set(owner.values()):
-        row = c.execute("SELECT started_at, summary FROM builders WHERE id=?", (bid,)).fetchone()
-        if row is None:
-            continue
-        found[bid] = Scaffolded(bid, short_id(bid), row[0], redact(row[1] or ""))
-        members[bid] = [
-            r[0] for r in c.execute("SELECT id FROM sessions WHERE builder_id=?", (bid,))
-        ]
-        first[bid] = c.execute(
-            "SELECT id FROM sessions WHERE builder_id=? AND kind='main'"
-            " ORDER BY started_at, message_count, id LIMIT 1",
-            (bid,),
-        ).fetchone()[0]
-    c.execute("SAVEPOINT doctor_survey")
-    try:
-        for sid, bid in owner.items():
-            if bid not in found:
-                continue
-            c.execute("SAVEPOINT doctor_session")
-            try:
-                rederive_in(c, sid)
-            except Exception as e:  # a damaged archive: this session is left as it is
-                c.execute("ROLLBACK TO doctor_session")
-                out.unreadable.append((sid, f"{type(e).__name__}: {e}"))
-                continue
-            finally:
-                c.execute("RELEASE doctor_session")
-            dropped = len(before[sid] - stored_keys(c, sid))
-            if dropped:
-                found[bid].drops += dropped
-                found[bid].sessions.append(sid)
-        refresh_in(c, full=True)
-        for bid, s in found.items():
-            if not s.drops:
-                continue
-            marks = ",".join("?" * len(members[bid]))
-            left = c.execute(
-                f"SELECT COUNT(*) FROM messages WHERE session_id IN ({marks})", members[bid]
-            ).fetchone()[0]
-            s.empty = left == 0
-            now = c.execute(
-                "SELECT b.summary FROM sessions s JOIN builders b ON b.id = s.builder_id"
-                " WHERE s.id = ?",
-                (first[bid],),
-            ).fetchone()
-            s.summary_after = redact(now[0]) if now else ""
-    finally:
-        c.execute("ROLLBACK TO doctor_survey")
-        c.execute("RELEASE doctor_survey")
+    seen = _gather(c, suspects, redact)
+    before = {sid: stored_keys(c, sid) for sid in seen.owner}
+    found = seen.found
+    with savepoint(c, "doctor_survey") as undo:
+        try:
+            for sid, bid in seen.owner.items():
+                if bid not in found:
+                    continue
+                with savepoint(c, "doctor_session") as undo_session:
+                    try:
+                        rederive_in(c, sid)
+                    except Exception as e:  # a damaged archive: this session is left as it is
+                        undo_session()
+                        out.unreadable.append((sid, f"{type(e).__name__}: {e}"))
+                        continue
+                dropped = len(before[sid] - stored_keys(c, sid))
+                if dropped:
+                    found[bid].drops += dropped
+                    found[bid].sessions.append(sid)
+            refresh_in(c, full=True)
+            for bid, s in found.items():
+                if not s.drops:
+                    continue
+                s.empty = maintenance.messages_of(c, seen.members[bid]) == 0
+                now = maintenance.summary_of(c, seen.first[bid])
+                s.summary_after = redact(now) if now is not None else ""
+        finally:
+            undo()
     out.found = sorted(
         (s for s in found.values() if s.drops), key=lambda s: (s.started_at or "", s.builder_id)
     )
@@ -175,7 +161,7 @@ def apply(store: Store, clean: set[str], delete: set[str]) -> Applied:
                 done.cleaned.append(s.builder_id)
                 done.dropped += s.drops
         doomed = [s.builder_id for s in now.empty if s.builder_id in delete]
-        done.deleted = delete_builders(c, doomed)
+        done.deleted = maintenance.delete_builders(c, doomed)
         if done.cleaned or done.deleted:
             refresh_in(c, full=True)
     return done

@@ -8,6 +8,7 @@ import sqlite3
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
 from lazy.index.indexer import health
+from lazy.store import maintenance
 from lazy.store.db import not_writable, readonly_error, recover_fix
 from lazy.store.integrity import SHOWN, quick_check
 from lazy.store.schema import SCHEMA_VERSION
@@ -40,7 +41,7 @@ def store_check(ctx: Context) -> Check:
     conn = ctx.store.conn
     try:
         problems = quick_check(conn)
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        version = maintenance.schema_version(conn)
     except sqlite3.DatabaseError as e:
         code = getattr(e, "sqlite_errorname", type(e).__name__)
         detail = [f"{ctx.path} (damaged): quick_check could not run [{code}: {e}]"]
@@ -61,15 +62,12 @@ def store_check(ctx: Context) -> Check:
     if ro is not None:  # opened for reading only: SQLite says so at the first write
         why = readonly_error(ctx.home, ro)
         return Check(STORE, "fail", [f"{ctx.path} ({KINDS['readonly']}): {why}"], why.fix)
-    builders, messages = conn.execute(
-        "SELECT (SELECT COUNT(*) FROM builders WHERE message_count > 0),"
-        " (SELECT COUNT(*) FROM messages)"
-    ).fetchone()
+    builders, messages = maintenance.totals(conn)
     detail = [
         f"{ctx.path}: quick_check ok, schema v{version}",
         f"{builders:,} conversation(s), {messages:,} message(s)",
     ]
-    holder = _write_lock_held(conn)
+    holder = maintenance.write_lock_held(conn, LOCK_PROBE_MS)
     if holder is not None:
         detail.append(
             f"{ctx.path} is locked: another process has held its write lock for over"
@@ -77,20 +75,6 @@ def store_check(ctx: Context) -> Check:
         )
         return Check(STORE, "warn", detail, f"wait for it to finish (`fuser {ctx.path}` names it)")
     return Check(STORE, "ok", detail)
-
-
-def _write_lock_held(conn: sqlite3.Connection) -> str | None:
-    """The error of taking the write lock for a moment (and writing nothing), or None."""
-    (before,) = conn.execute("PRAGMA busy_timeout").fetchone()
-    conn.execute(f"PRAGMA busy_timeout = {LOCK_PROBE_MS}")
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("ROLLBACK")
-    except sqlite3.OperationalError as e:
-        return f"{getattr(e, 'sqlite_errorname', 'SQLITE_BUSY')}: {e}"
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(before)}")
-    return None
 
 
 def index_check(ctx: Context) -> Check:

@@ -23,8 +23,9 @@ from typing import Any
 
 from lazy.blocks import render_block
 from lazy.index.schema import MACHINE_ROLES, document
-from lazy.store import parse_iso
+from lazy.os.clock import parse_iso
 from lazy.store.archive import unpack_blocks
+from lazy.store.index_feed import memory_rows, message_rows, task_rows
 from lazy.view.redaction import redact_counted
 
 # a text as the index takes it, and what was redacted from it
@@ -38,16 +39,6 @@ def unredacted(text: str) -> tuple[str, Counter[str]]:
 
 def redacted_tags(counts: Counter[str]) -> list[str]:
     return [f"{REDACTED}=any", *(f"{REDACTED}={name}" for name in sorted(counts))] if counts else []
-
-
-# the time as whole seconds is read by SQLite: parsing a million ISO strings in Python is a
-# measurable part of a rebuild (a time without a zone is UTC to both)
-_DOC_SQL = (
-    "SELECT m.id, m.builder_id, b.rowid, m.session_id, m.role, m.ts, CAST(strftime('%s', m.ts) AS INTEGER),"
-    " m.model, m.text, m.blocks, m.meta, s.tool, s.project"
-    " FROM messages m JOIN sessions s ON s.id = m.session_id"
-    " LEFT JOIN builders b ON b.id = m.builder_id WHERE {}"
-)
 
 
 def split_text(text: str, packed: bytes | None, meta: bool) -> tuple[str, str]:
@@ -105,7 +96,7 @@ def _document(
     text: str,
     packed: bytes | None,
     meta: int,
-    tool: str,
+    agent: str,
     project: str | None,
     *,
     redact: Redact = unredacted,
@@ -123,7 +114,7 @@ def _document(
         # a number of its own, so the message is grouped alone rather than lost
         builder_row=builder_row if builder_row is not None else -mid,
         session=session,
-        tool=tool,
+        tool=agent,
         role=role,
         project=project,
         model=model,
@@ -142,33 +133,15 @@ def prepare(conn: sqlite3.Connection, lo: int, hi: int, redacting: bool = True) 
     ``redacting`` (the store's settings turned it off)."""
     r = redact_counted if redacting else unredacted
     if hi <= -TASK_BASE:
-        rows = conn.execute(_TASK_SQL, (-TASK_BASE - hi, -TASK_BASE - lo))
+        rows = task_rows(conn, -TASK_BASE - hi, -TASK_BASE - lo)
         return [_task_document(*row, redact=r) for row in rows]
     if lo < 0:
-        rows = conn.execute(_MEMORY_SQL, (-hi, -lo))
+        rows = memory_rows(conn, -hi, -lo)
         return [doc for row in rows if (doc := _memory_document(*row, redact=r)) is not None]
-    sql = _DOC_SQL.format("m.id BETWEEN ? AND ?") + " ORDER BY m.id"
-    rows = conn.execute(sql, (lo, hi))
+    rows = message_rows(conn, lo, hi)
     return [doc for row in rows if (doc := _document(*row, redact=r)) is not None]
 
 
-def _meta(field: str) -> str:
-    return f"json_extract(mem.meta, '$.{field}')"
-
-
-# a memory's session is the one its meta names (a Claude subagent's memories name the parent)
-MEMORY_FROM = (
-    "FROM memories mem"
-    f" LEFT JOIN sessions s ON s.id = {_meta('source_session_id')}"
-    " LEFT JOIN builders b ON b.id = s.builder_id"
-)
-_MEMORY_SQL = (
-    f"SELECT mem.rowid, s.builder_id, b.rowid, s.id, {_meta('source_message_role')},"
-    " mem.temporal, CAST(strftime('%s', mem.temporal) AS INTEGER),"
-    f" {_meta('source_model')}, mem.content, COALESCE(s.tool, {_meta('tool')}),"
-    f" COALESCE(s.project, {_meta('project')}), {_meta('source')}"
-    f" {MEMORY_FROM} WHERE mem.rowid BETWEEN ? AND ? ORDER BY mem.rowid"
-)
 # memories of no session (Claude Code's harness memory records): searchable on their own
 STANDALONE = "claude-harness-memory"
 
@@ -183,13 +156,13 @@ def _memory_document(
     seconds: int | None,
     model: str | None,
     content: str,
-    tool: str | None,
+    agent: str | None,
     project: str | None,
     source: str | None,
     *,
     redact: Redact = unredacted,
 ) -> str | None:
-    if tool is None or (bid is None and source != STANDALONE):
+    if agent is None or (bid is None and source != STANDALONE):
         return None  # its session is gone or not in a Builder: nothing to show it under
     content, found = redact(content)
     return document(
@@ -198,7 +171,7 @@ def _memory_document(
         builder=bid or "",
         builder_row=builder_row if builder_row is not None else -(1 << 40) - rowid,
         session=session,
-        tool=tool,
+        tool=agent,
         role=role or "assistant",
         kind="memory",
         project=project,
@@ -216,14 +189,6 @@ def _seconds(ts: str | None, seconds: int | None) -> int | None:
     return seconds
 
 
-_TASK_SQL = (
-    "SELECT t.id, t.builder_id, b.rowid, t.created_at,"
-    " CAST(strftime('%s', t.created_at) AS INTEGER), t.goal, t.prompt, b.tool, b.project"
-    " FROM tasks t LEFT JOIN builders b ON b.id = t.builder_id"
-    " WHERE t.id BETWEEN ? AND ? ORDER BY t.id"
-)
-
-
 def _task_document(
     tid: int,
     bid: str,
@@ -232,7 +197,7 @@ def _task_document(
     seconds: int | None,
     goal: str,
     prompt: str,
-    tool: str | None,
+    agent: str | None,
     project: str | None,
     *,
     redact: Redact = unredacted,
@@ -245,7 +210,7 @@ def _task_document(
         builder=bid,
         # a Builder regrouped away since (its id gone) still groups its tasks together
         builder_row=builder_row if builder_row is not None else -(2 << 40) - tid,
-        tool=tool or "claude",
+        tool=agent or "claude",
         role="user",
         kind="task",
         project=project,

@@ -29,7 +29,7 @@ from lazy.index.documents import REDACTED, TASK_BASE, prepare
 from lazy.index.schema import SCHEMA_VERSION, TAGS, build_schema, register
 from lazy.os.private import open_private, private_dir, tighten
 from lazy.os.procs import pid_alive
-from lazy.store import Store
+from lazy.store import Store, index_feed
 from lazy.view import redaction
 
 if TYPE_CHECKING:
@@ -178,13 +178,7 @@ def health(home: Path, conn: sqlite3.Connection) -> tuple[str | None, int]:
         why = _damage(path)
     if why is None:
         why = _miscounted(path, conn)
-    lag = conn.execute(
-        "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
-        " + (SELECT COUNT(*) FROM tasks)"
-        if why is not None
-        else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
-    ).fetchone()[0]
-    return why, int(lag)
+    return why, index_feed.lag(conn, everything=why is not None)
 
 
 def redacted_counts(home: Path, names: tuple[str, ...]) -> dict[str, int] | None:
@@ -221,11 +215,9 @@ def redacted_counts(home: Path, names: tuple[str, ...]) -> dict[str, int] | None
 def _miscounted(path: Path, conn: sqlite3.Connection) -> str | None:
     """With nothing queued, the index holds one document per message placed in a Builder:
     a different count means documents were lost or doubled (a damaged or stray segment)."""
-    if conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone() is not None:
+    if index_feed.queued_any(conn):
         return None  # what is queued accounts for any difference
-    stored = int(
-        conn.execute("SELECT COUNT(*) FROM messages WHERE builder_id IS NOT NULL").fetchone()[0]
-    )
+    stored = index_feed.placed_messages(conn)
     index = _open(path)
     query = _id_range(index.schema, 1, 2**62)
     try:
@@ -316,10 +308,8 @@ class SearchIndex:
         """Index what the store changed since the last catch-up; 0 when another process
         holds the writer (it, or the next catch-up, will do it), or when the index broke
         under it (the next open rebuilds it)."""
-        if _filled(self.path) and self.rebuilt is None:
-            queued = store.conn.execute("SELECT 1 FROM index_queue LIMIT 1").fetchone()
-            if queued is None:
-                return 0  # nothing to do: no writer (and its lock and memory) taken per search
+        if _filled(self.path) and self.rebuilt is None and not index_feed.queued_any(store.conn):
+            return 0  # nothing to do: no writer (and its lock and memory) taken per search
         redacting = redaction_enabled(store.home)
         try:
             with self._writer() as writer:
@@ -327,12 +317,12 @@ class SearchIndex:
                 if not _filled(self.path):
                     # fresh: filled from the whole store (under the lock); from then on the
                     # store's queue says what the index still lacks
-                    upto = _queued_upto(store)
+                    upto = index_feed.queued_upto(store.conn)
                     writer.delete_all_documents()  # a fill killed after its commit
                     done = _fill(store, writer, progress, redacting)
                     writer.commit()
                     _stamp(self.path, filled=True, redacting=redacting)
-                    _dequeue(store, upto)
+                    index_feed.dequeue(store, upto)
                 drained = self._drain(store, writer, progress, redacting)
                 if drained and not redacting and built_with(store.home) != "off":
                     # documents added unredacted: the index as a whole is no longer redacted
@@ -348,12 +338,10 @@ class SearchIndex:
 
     def _drain(self, store: Store, writer: Any, progress: Progress | None, redacting: bool) -> int:
         conn = store.conn
-        total = conn.execute("SELECT COUNT(*) FROM index_queue").fetchone()[0]
+        total = index_feed.queue_length(conn)
         done = 0
         while True:
-            rows = conn.execute(
-                "SELECT seq, message_id FROM index_queue ORDER BY seq LIMIT ?", (BATCH,)
-            ).fetchall()
+            rows = index_feed.queued(conn, BATCH)
             if not rows:
                 return done
             for lo, hi in _runs(sorted({r[1] for r in rows})):
@@ -362,7 +350,7 @@ class SearchIndex:
                 for doc in prepare(conn, lo, hi, redacting):
                     writer.add_json(doc)
             writer.commit()
-            _dequeue(store, rows[-1][0])  # only once the index has it
+            index_feed.dequeue(store, rows[-1][0])  # only once the index has it
             done += len(rows)
             if progress:
                 progress(done, total)
@@ -373,7 +361,7 @@ class SearchIndex:
         fresh = self.home / f"index.new-{os.getpid()}"
         shutil.rmtree(fresh, ignore_errors=True)
         index = _create(fresh)
-        upto = _queued_upto(store)
+        upto = index_feed.queued_upto(store.conn)
         redacting = redaction_enabled(store.home)
         with self._writer(index, fresh) as writer:
             done = _fill(store, writer, progress, redacting)
@@ -381,7 +369,7 @@ class SearchIndex:
         _stamp(fresh, filled=True, redacting=redacting)
         _swap(self.home, fresh)
         self.index, self._seen = _open(self.path), None
-        _dequeue(store, upto)  # what changed during the build stays queued
+        index_feed.dequeue(store, upto)  # what changed during the build stays queued
         self.rebuilt = None
         return done
 
@@ -394,13 +382,8 @@ class SearchIndex:
         return IndexStatus(
             path=str(self.path),
             documents=self.index.searcher().num_docs,
-            lag=store.conn.execute(
-                # an index started afresh lacks everything until its first catch-up
-                "SELECT (SELECT COUNT(*) FROM messages) + (SELECT COUNT(*) FROM memories)"
-                " + (SELECT COUNT(*) FROM tasks)"
-                if self.rebuilt
-                else "SELECT COUNT(DISTINCT message_id) FROM index_queue"
-            ).fetchone()[0],
+            # an index started afresh lacks everything until its first catch-up
+            lag=index_feed.lag(store.conn, everything=bool(self.rebuilt)),
             size_bytes=_dir_size(self.path),
             schema_version=SCHEMA_VERSION,
             rebuilt=self.rebuilt,
@@ -427,22 +410,13 @@ def _id_range(schema: tantivy.Schema, lo: int, hi: int) -> tantivy.Query:
     )
 
 
-def _queued_upto(store: Store) -> int:
-    return int(store.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM index_queue").fetchone()[0])
-
-
-def _dequeue(store: Store, upto: int) -> None:
-    with store.write() as c:
-        c.execute("DELETE FROM index_queue WHERE seq <= ?", (upto,))
-
-
 def _fill(store: Store, writer: Any, progress: Progress | None, redacting: bool) -> int:
     """Add every stored message, memory and task to ``writer``; the documents read. This thread
     makes the documents while the writer's threads index them, each on its own core."""
     conn = store.conn
-    memories = [-r[0] for r in conn.execute("SELECT rowid FROM memories ORDER BY rowid DESC")]
-    messages = [r[0] for r in conn.execute("SELECT id FROM messages ORDER BY id")]
-    tasks = [-TASK_BASE - r[0] for r in conn.execute("SELECT id FROM tasks ORDER BY id DESC")]
+    messages, rowids, task_ids = index_feed.all_ids(conn)
+    memories = [-rowid for rowid in rowids]
+    tasks = [-TASK_BASE - tid for tid in task_ids]
     total = len(memories) + len(messages) + len(tasks)
     done = 0
     for ids in (tasks, memories, messages):  # a range never mixes kinds

@@ -445,13 +445,7 @@ def parse(text: str, now: datetime | None = None) -> Parsed:
             f"'{after_tok.raw}' is not before '{before_tok.raw}': nothing can match",
             after_tok.raw,
         )
-
-    fields = _SCOPE_FIELDS[scope]
-    # tool calls and results live in the tools fields: asking for those roles without
-    # naming a scope means their text
-    tool_roles = {f.value for f in filters if f.name == "role" and not f.negated}
-    if scope_tok is None and tool_roles & {"tool_call", "tool_result"}:
-        fields = ("text", "tools")
+    fields = _fields(scope, scope_tok is not None, filters)
     return Parsed(
         scope=scope,
         query=And(tuple(nodes)) if nodes else None,
@@ -464,6 +458,15 @@ def parse(text: str, now: datetime | None = None) -> Parsed:
         hidden_roles=() if "tools" in fields or scope == "memories" else MACHINE_ROLES,
         scope_given=scope_tok is not None,
     )
+
+
+def _fields(scope: Scope, scope_given: bool, filters: list[Filter]) -> tuple[str, ...]:
+    """The fields a query searches: its scope's, or, asking for tool calls or results by role
+    with no scope named, their text too (they live in the tools fields)."""
+    tool_roles = {f.value for f in filters if f.name == "role" and not f.negated}
+    if not scope_given and tool_roles & {"tool_call", "tool_result"}:
+        return ("text", "tools")
+    return _SCOPE_FIELDS[scope]
 
 
 def _aware(moment: datetime) -> datetime:

@@ -14,12 +14,13 @@ from typing import Any
 
 import tantivy
 
-from lazy.index.documents import MEMORY_FROM, TASK_BASE, texts_of
+from lazy.index.documents import TASK_BASE, texts_of
 from lazy.index.indexer import IndexUnreadable, SearchIndex, tantivy_failed
+from lazy.index.query import Parsed, parse, scoped
 from lazy.index.query import compile as compile_query
-from lazy.index.query import parse, scoped
 from lazy.index.snippets import SNIPPET_CHARS, Marks, pattern, snippet
 from lazy.model import SearchGroup, SearchHit, SearchResults
+from lazy.store.index_feed import shown_builders, shown_memories, shown_messages, shown_tasks
 from lazy.store.queries import short_id
 from lazy.view.redaction import redactor
 
@@ -41,6 +42,40 @@ def search(
     """Builders with matching messages, best first; raises ``QueryError`` on a bad query,
     ``IndexUnreadable`` when a read of the index fails (results would not be whole)."""
     parsed = parse(query, now)
+    chosen, total = _ranked(ix, parsed, limit, per_builder)
+    shown = _shown(conn, [mid for hits in chosen for mid, _ in hits])
+    builders = {
+        r[0]: r[1:]
+        for r in shown_builders(conn, list({r[1] for r in shown.values() if r[1] is not None}))
+    }
+    redact = redactor(ix.home)
+    hits_of, best = _hits(chosen, shown, parsed, redact)
+    groups = []
+    for bid, hits_shown in hits_of.items():
+        if bid.startswith(STANDALONE):
+            groups.append(_memory_group(bid[len(STANDALONE) :], best[bid], hits_shown, shown))
+            continue
+        started, project, agent, summary = builders.get(bid) or (None, None, "?", "")
+        groups.append(
+            SearchGroup(
+                builder_id=bid,
+                short_id=short_id(bid),
+                started_at=started,
+                project=project,
+                tool=agent,
+                summary=redact(summary or ""),
+                score=best[bid],
+                hits=hits_shown,
+            )
+        )
+    return SearchResults(query=query, total_hits=total, groups=groups)
+
+
+def _ranked(
+    ix: SearchIndex, parsed: Parsed, limit: int, per_builder: int
+) -> tuple[list[list[tuple[int, float]]], int]:
+    """(the best hits of the best Builders, as ``_choose`` picks them; how many documents
+    matched in all)."""
     searcher = ix.searcher()  # reloaded first: compiling asks the index what it holds
     compiled = compile_query(parsed, ix.index)
     pool = max(POOL, limit * per_builder * 2)
@@ -56,49 +91,27 @@ def search(
         if not tantivy_failed(e):
             raise
         raise IndexUnreadable(ix.path, e) from e
-    ids = [mid for hits in chosen for mid, _ in hits]
-    shown = {
-        r[0]: r
-        for r in _rows(
-            conn,
-            "SELECT m.id, m.builder_id, m.session_id, m.number, m.role, m.ts, s.kind, m.text,"
-            " m.blocks, m.meta FROM messages m JOIN sessions s ON s.id = m.session_id"
-            " WHERE m.id IN ({})",
-            [i for i in ids if i > 0],
-        )
-    }
-    shown |= {
-        -r[0]: r
-        for r in _rows(
-            conn,
-            "SELECT mem.rowid, s.builder_id, s.id, m.number, json_extract(mem.meta,"
-            " '$.source_message_role'), mem.temporal, s.kind, mem.content, mem.tree, mem.name,"
-            " COALESCE(s.project, json_extract(mem.meta, '$.project'))"
-            f" {MEMORY_FROM} LEFT JOIN messages m ON m.session_id = s.id"
-            " AND m.key = json_extract(mem.meta, '$.source_message_id')"
-            " WHERE mem.rowid IN ({})",
-            [-i for i in ids if -TASK_BASE < i < 0],
-        )
-    }
+    return chosen, total
+
+
+def _shown(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Any]:
+    """The stored rows of the chosen documents, by document id (a message's id, minus a
+    memory's rowid, ``-TASK_BASE`` minus a task's id)."""
+    shown = {r[0]: r for r in shown_messages(conn, [i for i in ids if i > 0])}
+    shown |= {-r[0]: r for r in shown_memories(conn, [-i for i in ids if -TASK_BASE < i < 0])}
     shown |= {
         -TASK_BASE - r[0]: r
-        for r in _rows(
-            conn,
-            "SELECT id, builder_id, code, from_message, goal, created_at, prompt FROM tasks"
-            " WHERE id IN ({})",
-            [-TASK_BASE - i for i in ids if i <= -TASK_BASE],
-        )
+        for r in shown_tasks(conn, [-TASK_BASE - i for i in ids if i <= -TASK_BASE])
     }
-    builders = {
-        r[0]: r[1:]
-        for r in _rows(
-            conn,
-            "SELECT id, started_at, project, tool, summary FROM builders WHERE id IN ({})",
-            list({r[1] for r in shown.values() if r[1] is not None}),
-        )
-    }
+    return shown
+
+
+def _hits(
+    chosen: list[list[tuple[int, float]]], shown: dict[int, Any], parsed: Parsed, redact: Redact
+) -> tuple[dict[str, list[SearchHit]], dict[str, float]]:
+    """(the hits shown, by group key: a Builder's id, or a memory node's; each group's best
+    score), in the order chosen."""
     marks = pattern(parsed.terms())
-    redact = redactor(ix.home)
     hits_of: dict[str, list[SearchHit]] = {}
     best: dict[str, float] = {}
     for hits in chosen:
@@ -116,25 +129,7 @@ def search(
             else:
                 hit = _memory_hit(row, score, marks, redact)
             hits_of.setdefault(key, []).append(hit)
-    groups = []
-    for bid, hits_shown in hits_of.items():
-        if bid.startswith(STANDALONE):
-            groups.append(_memory_group(bid[len(STANDALONE) :], best[bid], hits_shown, shown))
-            continue
-        started, project, tool, summary = builders.get(bid) or (None, None, "?", "")
-        groups.append(
-            SearchGroup(
-                builder_id=bid,
-                short_id=short_id(bid),
-                started_at=started,
-                project=project,
-                tool=tool,
-                summary=redact(summary or ""),
-                score=best[bid],
-                hits=hits_shown,
-            )
-        )
-    return SearchResults(query=query, total_hits=total, groups=groups)
+    return hits_of, best
 
 
 def _choose(
@@ -166,12 +161,6 @@ def _choose(
         if len(picked) < per_builder:
             picked.append((mid, round(float(score), 4)))
     return list(chosen.values())
-
-
-def _rows(conn: sqlite3.Connection, sql: str, ids: list[Any]) -> list[Any]:
-    if not ids:
-        return []
-    return conn.execute(sql.format(",".join("?" * len(ids))), ids).fetchall()
 
 
 def _hit(

@@ -16,7 +16,7 @@ from lazy.agents.claude.memory import MemoryRecord, Unreadable, memory_dirs, rea
 from lazy.capture.discovery import claude_roots, encode_dir, worktrees
 from lazy.memories.tree import DEFAULT_TREE_ROOT, join, label
 from lazy.store import Store
-from lazy.store.memories import Planned, reconcile, slug_for
+from lazy.store.memories import Planned, contents, given_slug, reconcile, slug_for
 
 NODE = "claude_memory"
 SOURCE = "claude-harness-memory"
@@ -57,16 +57,8 @@ def plan_memory(store: Store, project: str) -> MemoryPlan:
                 newest[label(r.name)] = r
         p.problems += problems
     p.records = sorted(newest.values(), key=lambda r: r.name)
-    row = store.conn.execute(
-        "SELECT slug FROM project_slugs WHERE project=?", (project,)
-    ).fetchone()
-    have: dict[str, str] = {}
-    if row is not None:
-        have = dict(
-            store.conn.execute(
-                "SELECT name, content FROM memories WHERE tree=?", (_tree(str(row[0])),)
-            ).fetchall()
-        )
+    slug = given_slug(store.conn, project)
+    have = contents(store.conn, _tree(slug)) if slug is not None else {}
     p.new = [r for r in p.records if have.get(label(r.name)) != r.content]
     return p
 

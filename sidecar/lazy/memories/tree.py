@@ -6,7 +6,6 @@ pure, so the importer, ``lazy get`` and ``lazy ls`` read paths the same way.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -16,7 +15,6 @@ DEFAULT_NODE_NAME = "agent_sessions"
 _LABEL = re.compile(r"[A-Za-z0-9_-]+")
 _NODE_NAME = re.compile(r"[a-z0-9_]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-_SLUG_UNSAFE = re.compile(r"[^a-z0-9_]+")
 
 
 class TreeError(ValueError):
@@ -62,19 +60,6 @@ def label(value: str) -> str:
     """Any id made a tree label: runs of other characters become ``_``."""
     out = _UNSAFE.sub("_", value).strip("_")
     return out or "_"
-
-
-def slug_base(project: str) -> str:
-    """A project's plain slug: its directory name, lower-cased, ``[a-z0-9_]`` only
-    (``memory-engine`` -> ``memory_engine``)."""
-    name = Path(project).name or "root"
-    out = _SLUG_UNSAFE.sub("_", name.lower()).strip("_")
-    return out or "project"
-
-
-def slug_with_hash(base: str, project: str) -> str:
-    """The slug a later project whose plain slug is taken gets."""
-    return f"{base}_{hashlib.sha1(project.encode()).hexdigest()[:4]}"
 
 
 def join(*parts: str) -> str:

@@ -21,9 +21,9 @@ from pathlib import Path
 import orjson
 import psutil
 
+from lazy.os.clock import now_iso
 from lazy.os.private import private_dir
 from lazy.os.procs import HOST, holder_gone
-from lazy.store.db import now_iso
 
 GRACE = 2.0  # seconds a half-written record is given before it counts as debris
 

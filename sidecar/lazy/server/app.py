@@ -17,9 +17,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from lazy.config import lazy_home
 from lazy.server.features import FEATURES, capture
 from lazy.server.sidecar import VERSION, Sidecar
-from lazy.store.db import lazy_home
 
 
 def create_server(home: Path | None = None) -> Sidecar:

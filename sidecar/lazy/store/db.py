@@ -10,22 +10,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
+from lazy.config import lazy_home
+from lazy.os.clock import now_iso
 from lazy.os.private import Tightened, private_dir, tighten_home, touch_private, wide
 from lazy.store.integrity import SHOWN, identity, quick_check, stamp, stamped, unstamp
 from lazy.store.schema import SCHEMA_VERSION, migrate
 
 BUSY_TIMEOUT_MS = 60_000
-
-
-def lazy_home() -> Path:
-    return Path(os.environ.get("LAZY_HOME") or Path.home() / ".lazy").expanduser()
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def fetch_row(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> sqlite3.Row | None:
@@ -34,18 +27,6 @@ def fetch_row(conn: sqlite3.Connection, sql: str, args: tuple[object, ...]) -> s
     cur.row_factory = sqlite3.Row
     row: sqlite3.Row | None = cur.execute(sql, args).fetchone()
     return row
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    """An ISO 8601 time as the agents write it (``…Z``); one without a zone is UTC. None
-    when there is none or it does not parse."""
-    if not value:
-        return None
-    try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 class StoreError(Exception):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -11,9 +13,10 @@ from pathlib import Path
 
 import orjson
 
-from lazy.memories.tree import slug_base, slug_with_hash
 from lazy.model import MemoryView, TreeChild
-from lazy.store.db import now_iso
+from lazy.os.clock import now_iso
+
+_SLUG_UNSAFE = re.compile(r"[^a-z0-9_]+")
 
 
 def uuid7() -> str:
@@ -24,6 +27,19 @@ def uuid7() -> str:
     value |= 0b10 << 62 | rand & ((1 << 62) - 1)
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def slug_base(project: str) -> str:
+    """A project's plain slug: its directory name, lower-cased, ``[a-z0-9_]`` only
+    (``memory-engine`` -> ``memory_engine``)."""
+    name = Path(project).name or "root"
+    out = _SLUG_UNSAFE.sub("_", name.lower()).strip("_")
+    return out or "project"
+
+
+def slug_with_hash(base: str, project: str) -> str:
+    """The slug a later project whose plain slug is taken gets."""
+    return f"{base}_{hashlib.sha1(project.encode()).hexdigest()[:4]}"
 
 
 def given_slugs(db: Path) -> list[tuple[str, str]]:
@@ -139,3 +155,15 @@ def children(conn: sqlite3.Connection, path: str) -> list[TreeChild]:
     ):
         out.append(TreeChild(name=name, path=f"{prefix}/{name}", kind="memory", count=1))
     return out
+
+
+def given_slug(conn: sqlite3.Connection, project: str) -> str | None:
+    """The slug the project was given, if it was (never assigns one: see ``slug_for``)."""
+    r = conn.execute("SELECT slug FROM project_slugs WHERE project=?", (project,)).fetchone()
+    return str(r[0]) if r is not None else None
+
+
+def contents(conn: sqlite3.Connection, tree: str) -> dict[str, str]:
+    """The content of each memory directly in ``tree``, by name."""
+    rows = conn.execute("SELECT name, content FROM memories WHERE tree=?", (tree,)).fetchall()
+    return {str(name): str(content) for name, content in rows}

@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 
 from lazy.blocks import role_of, spoken
+from lazy.os.clock import now_iso
 from lazy.records import MessagePart, ReadBatch
 from lazy.store import sessions
 from lazy.store.archive import compress_raw, pack_blocks, unpack_blocks
-from lazy.store.db import now_iso
 
 
 @dataclass(slots=True)

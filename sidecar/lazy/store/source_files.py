@@ -9,9 +9,10 @@ from collections.abc import Iterable, Iterator
 from typing import IO
 
 from lazy.agents.jsonl import HEAD_KEPT, Line, LongLine, pieces, split_lines
+from lazy.os.clock import now_iso
 from lazy.store import sessions
 from lazy.store.archive import compress_raw, decompress
-from lazy.store.db import fetch_row, now_iso
+from lazy.store.db import fetch_row
 
 
 class Conflict(Exception):

@@ -1,2 +1,2 @@
-"""Backlog tasks promoted from a range of a conversation's messages: the rows
-(``store``), and checking, seeding and creating a promotion (``promote``)."""
+"""Backlog tasks promoted from a range of a conversation's messages: checking, seeding and
+creating a promotion (``promote``; the rows are lazy.store.tasks)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from lazy.capture.projects import is_under
 from lazy.model import Task
 from lazy.store.queries import builder_projects
-from lazy.tasks.store import list_tasks
+from lazy.store.tasks import list_tasks
 from lazy.view.reading import task as shown
 from lazy.view.redaction import redactor
 

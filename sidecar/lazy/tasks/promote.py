@@ -13,10 +13,10 @@ import sqlite3
 from dataclasses import dataclass
 
 from lazy.model import BuilderInfo, MessageView, Task
+from lazy.os.clock import now_iso
 from lazy.store import Store
-from lazy.store.db import now_iso
 from lazy.store.queries import short_id
-from lazy.tasks.store import code_exists, get_task, insert_task, overlapping
+from lazy.store.tasks import code_exists, exact_task, insert_task, last_number, overlapping
 from lazy.view.reading import builder_info, message_page
 
 CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -57,16 +57,6 @@ class Plan:
     overlaps: list[Task]
 
 
-def last_number(conn: sqlite3.Connection, bid: str) -> int:
-    """How many messages the Builder's own line has (numbered from 1)."""
-    row = conn.execute(
-        "SELECT MAX(m.number) FROM messages m JOIN sessions s ON s.id = m.session_id"
-        " WHERE m.builder_id=? AND s.kind='main'",
-        (bid,),
-    ).fetchone()
-    return int(row[0] or 0)
-
-
 def check_range(conn: sqlite3.Connection, bid: str, first: int, last: int) -> Plan:
     """The plan for promoting messages ``first``..``last`` of Builder ``bid``, or why not."""
     total = last_number(conn, bid)
@@ -78,14 +68,9 @@ def check_range(conn: sqlite3.Connection, bid: str, first: int, last: int) -> Pl
                 field,
                 f"message {n} is not in conversation {short_id(bid)}: it has messages 1–{total}",
             )
-    exact = conn.execute(
-        "SELECT code FROM tasks WHERE builder_id=? AND from_message=? AND to_message=?",
-        (bid, first, last),
-    ).fetchone()
+    exact = exact_task(conn, bid, first, last)
     if exact is not None:
-        task = get_task(conn, str(exact[0]))
-        assert task is not None
-        raise AlreadyPromoted(task)
+        raise AlreadyPromoted(exact)
     return Plan(
         builder=builder_info(conn, bid),
         first=first,

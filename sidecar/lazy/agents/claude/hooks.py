@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lazy.doctor.report import Check
-
 EVENTS = ("SessionStart", "Stop", "PreCompact", "SessionEnd")
 # Claude Code checks its settings file against a schema and ignores the whole file when it
 # fails. 1.0.65, the oldest release lazy's hooks were run against, knows SessionStart, Stop
@@ -331,25 +329,3 @@ def status(path: Path | None = None) -> list[EventStatus]:
         program = program_of(command) if command else None
         out.append(EventStatus(event, bool(mine), command, bool(program and runnable(program))))
     return out
-
-
-def check() -> Check:
-    """ "Claude Code hooks installed": ok when every event has our hook and its command
-    exists."""
-    title = "Claude Code hooks installed"
-    path = settings_path()
-    fix = "lazy hooks install"
-    try:
-        events = status(path)
-    except SettingsError as e:
-        return Check(title, "warn", [f"{e.reason} [{e.code}]"], fix)
-    missing = [s.event for s in events if not s.installed]
-    broken = sorted({s.command or "" for s in events if s.installed and not s.runnable})
-    if not missing and not broken:
-        return Check(title, "ok", [f"{', '.join(EVENTS)} in {path}"])
-    detail = []
-    if missing:
-        detail.append(f"no lazy hook for {', '.join(missing)} in {path}")
-    for command in broken:
-        detail.append(f"the hook's command no longer exists: {command}")
-    return Check(title, "warn", detail, fix)

@@ -1,4 +1,5 @@
-"""The ``tasks`` table: reading and writing tasks."""
+"""The ``tasks`` table: reading and writing tasks (backlog tasks promoted from a range of a
+Builder's messages; lazy.tasks checks and creates a promotion)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,25 @@ def list_tasks(
         args += projects
     sql += " ORDER BY created_at DESC, id DESC"
     return [_task(r) for r in conn.execute(sql, args)]
+
+
+def exact_task(conn: sqlite3.Connection, builder_id: str, first: int, last: int) -> Task | None:
+    """The Builder's task promoted from exactly ``first``..``last``, if any."""
+    row = conn.execute(
+        "SELECT code FROM tasks WHERE builder_id=? AND from_message=? AND to_message=?",
+        (builder_id, first, last),
+    ).fetchone()
+    return get_task(conn, str(row[0])) if row is not None else None
+
+
+def last_number(conn: sqlite3.Connection, builder_id: str) -> int:
+    """How many messages the Builder's own line has (numbered from 1)."""
+    row = conn.execute(
+        "SELECT MAX(m.number) FROM messages m JOIN sessions s ON s.id = m.session_id"
+        " WHERE m.builder_id=? AND s.kind='main'",
+        (builder_id,),
+    ).fetchone()
+    return int(row[0] or 0)
 
 
 def overlapping(conn: sqlite3.Connection, builder_id: str, first: int, last: int) -> list[Task]:

@@ -1,0 +1,31 @@
+"""Doctor's look at the capture daemon (lazy.capture.daemon): running, and what its last
+sweep did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lazy.capture.daemon import PID_FILE, status
+from lazy.doctor.report import Check
+
+TITLE = "Capture daemon running"
+
+
+def daemon_check(home: Path) -> Check:
+    """Warn when it is not running."""
+    s = status(home)
+    sweep = s["last_sweep"]
+    last = ""
+    if sweep:
+        last = (
+            f"last sweep {sweep['at']}: {sweep['captured']} session(s) captured,"
+            f" {len(sweep['failures']) + sweep.get('more_failures', 0)} failure(s)"
+        )
+    if s["running"]:
+        return Check(TITLE, "ok", [f"pid {s['pid']} since {s['since']}", *([last] if last else [])])
+    detail = ["the capture daemon is not running"]
+    if s["stale_pid"]:
+        detail.append(f"pid {s['stale_pid']} (in {PID_FILE}) is gone")
+    if last:
+        detail.append(last)
+    return Check(TITLE, "warn", detail, "lazy daemon start")

@@ -61,21 +61,8 @@ SQL_HOMES = ("lazy.store", "lazy.agents.opencode")
 # gone, fails the last test below).
 SQL_NOT_MOVED_YET: frozenset[str] = frozenset(
     {
-        # the "store" helper: the capture pipeline's SQL, the joining's, and the SQL in cli/
-        "lazy.builders.regroup",
-        "lazy.capture.bulk_import",
-        "lazy.capture.hook_entry",
-        "lazy.capture.live",
-        "lazy.capture.opencode",
-        "lazy.capture.pipeline",
-        "lazy.capture.reread",
-        "lazy.cli.doctor",
-        "lazy.cli.memories",
         # the "agents" helper: its SQL is interleaved with the per-agent branches it replaces
         "lazy.memories.session_import",
-        # the "server" helper: into store/queries.py
-        "lazy.server.imports",
-        "lazy.server.tasks",
     }
 )
 SQL_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|PRAGMA)\b")

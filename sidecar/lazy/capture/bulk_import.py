@@ -6,8 +6,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from lazy.agents.discovery import Candidate, Discovery
 from lazy.builders.regroup import refresh
-from lazy.capture.discovery import Candidate, Discovery
 from lazy.capture.opencode import capture_session
 from lazy.capture.pipeline import CaptureResult, Fresh, capture_file, parse_ahead
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
@@ -87,17 +87,17 @@ def run_import(
 def _grown(cand: Candidate, read_offset: int, stamp: str | None) -> bool:
     """The source holds more than the store read of it: a file grew past where capture
     stopped; a record store (OpenCode) has a new stamp."""
-    if cand.ref is not None:
-        return bool(stamp != cand.ref.stamp)
+    if cand.records is not None:
+        return bool(stamp != cand.records.stamp)
     return read_offset < cand.size
 
 
 def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> CaptureResult:
     """Capture one discovered candidate, whichever agent wrote it; Builders not regrouped."""
-    if cand.ref is not None:
+    if cand.records is not None:
         assert cand.data_dir is not None
-        return capture_session(store, cand.data_dir, cand.ref, regroup=False)
-    return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.tool)
+        return capture_session(store, cand.data_dir, cand.records, regroup=False)
+    return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.agent)
 
 
 def _deleted(store: Store, sid: str) -> bool:
@@ -195,7 +195,7 @@ class _Ahead:
         if self.next < len(self.order):
             upcoming = self.order[self.next]
             if (
-                upcoming.ref is None
+                upcoming.records is None
                 and upcoming.size > 0
                 and not self.store.conn.execute(
                     "SELECT 1 FROM source_files WHERE path=?", (str(upcoming.path),)
@@ -203,6 +203,6 @@ class _Ahead:
             ):
                 self.pending = (
                     upcoming,
-                    self.pool.submit(parse_ahead, upcoming.path, upcoming.tool),
+                    self.pool.submit(parse_ahead, upcoming.path, upcoming.agent),
                 )
         return fresh

@@ -12,9 +12,11 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from lazy.agents.opencode.reader import Record, SessionRef, load_session, read
+from lazy.agents.opencode.discovery import source_of
+from lazy.agents.opencode.reader import read
+from lazy.agents.opencode.records import Record, SessionRef
+from lazy.agents.opencode.storage import load_session
 from lazy.builders.regroup import refresh
-from lazy.capture.discovery import opencode_key
 from lazy.capture.pipeline import CaptureResult, _apply, files_fault, unexpected
 from lazy.records import ReadBatch
 from lazy.store import Store, StoreError, now_iso
@@ -24,7 +26,7 @@ from lazy.store.archive import compress_raw, decompress
 def capture_session(
     store: Store, data_dir: Path, ref: SessionRef, *, regroup: bool = True
 ) -> CaptureResult:
-    key = opencode_key(ref)
+    key = source_of(ref).key
     result = CaptureResult(key, ref.session_id, "unchanged")
     try:
         return _capture(store, data_dir, ref, key, result, regroup)

@@ -20,7 +20,7 @@ from lazy.agents import COMPRESSED, LineReader, file_identity, make_reader, tool
 from lazy.agents.jsonl import HEAD_KEPT, Line, LongLine, pieces, read_complete, split_lines
 from lazy.blocks import role_of, spoken
 from lazy.builders.regroup import refresh, refresh_in
-from lazy.capture.projects import project_of
+from lazy.projects import project_of
 from lazy.records import MessagePart, Quarantined, ReadBatch, SessionFacts
 from lazy.store import Store, StoreError, now_iso
 from lazy.store.archive import (

@@ -13,7 +13,6 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.agents import TOOLS
 from lazy.aliases.registry import (
     ENV_FILE,
     RegistryWarning,
@@ -24,7 +23,17 @@ from lazy.aliases.registry import (
     normalize_scope,
 )
 from lazy.aliases.resolve import conversation_of, last_model, resume_target
-from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
+from lazy.cli.common import (
+    AgentChoice,
+    F,
+    emit_json,
+    err,
+    json_option,
+    open_store,
+    out,
+    shown,
+    when,
+)
 from lazy.store import Store, lazy_home
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder, short_id
 from lazy.view.reading import builder_info
@@ -57,7 +66,7 @@ def registry_option(f: F) -> F:
 def tool_option(f: F) -> F:
     return click.option(
         "--tool",
-        type=click.Choice(TOOLS),
+        type=AgentChoice(),
         default=None,
         help="The agent whose alias it is, when the name is bound for several here.",
     )(f)

@@ -10,11 +10,11 @@ import time
 
 import click
 
-from lazy.capture.projects import project_of
 from lazy.capture.terminal_session import INTERVAL, Supervisor, Ticker, log_path_for, report
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
 from lazy.cli.output import echo
+from lazy.projects import project_of
 from lazy.store.db import lazy_home
 from lazy.store.queries import NotFound, builder_info
 

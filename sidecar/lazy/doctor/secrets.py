@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lazy.agents import TOOL_NAMES, TOOLS
+from lazy.agents import TOOL_NAMES, TOOLS, agent
 from lazy.config import ConfigError, get
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
@@ -72,17 +72,17 @@ def _recent_files(ctx: Context, tool: str) -> list[tuple[int, Path]]:
     """(mtime_ns, path) of the agent's session files written in the last DAYS days."""
     since = time.time_ns() - DAYS * 86_400 * 10**9
     paths: list[tuple[int, Path]] = []
-    if tool == "opencode":
-        from lazy.capture.discovery import opencode_home
-
-        for root, _, names in os.walk(opencode_home()):
-            for name in names:
-                p = Path(root) / name
-                if name.endswith((".json", ".db", ".db-wal")):
-                    try:
-                        paths.append((p.stat().st_mtime_ns, p))
-                    except OSError:
-                        continue
+    a = agent(tool)
+    if a.reads == "records":  # its sessions are not files: the files they are kept in
+        for top in a.default_roots():
+            for root, _, names in os.walk(top):
+                for name in names:
+                    p = Path(root) / name
+                    if name.endswith(a.record_files):
+                        try:
+                            paths.append((p.stat().st_mtime_ns, p))
+                        except OSError:
+                            continue
     else:
         d = ctx.discovery(tool)
         for sid in d.sessions:

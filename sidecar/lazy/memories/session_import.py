@@ -21,10 +21,11 @@ from typing import Any
 
 import orjson
 
+from lazy.agents import agent
+from lazy.agents.discovery import Discovery
 from lazy.blocks import answered, note_calls, render_all
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import Discovery, discover_tool
-from lazy.capture.projects import git_remote, is_under
+from lazy.capture.discovery import discover_tool
 from lazy.memories.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, join, label
 from lazy.model import (
     AgentImportReport,
@@ -33,6 +34,7 @@ from lazy.model import (
     SessionSkip,
     SkipInfo,
 )
+from lazy.projects import git_remote, is_under
 from lazy.store import Store, StoreError, lazy_home, parse_iso
 from lazy.store.archive import unpack_blocks
 from lazy.store.db import fetch_row
@@ -50,8 +52,6 @@ TEMP_ROOTS = (
     "/var/folders",
     "/dev/shm",
 )
-
-PROVIDER_OF_TOOL = {"claude": "anthropic"}
 
 
 @dataclass
@@ -189,7 +189,7 @@ def _children(conn: sqlite3.Connection, sid: str, tool: str, o: Options) -> list
     """The subagent sessions an imported one brings (Claude's only with
     --include-sidechains; a Codex or OpenCode child thread is a session of its own)."""
     keys: list[str] = []
-    if tool != "claude" or o.include_sidechains:
+    if agent(tool).subagent_sessions or o.include_sidechains:
         keys += [
             r[0]
             for r in conn.execute(
@@ -288,8 +288,8 @@ def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
     return path.split("#", 1)[0] if "#" in path else path  # an OpenCode db#session
 
 
-def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[Planned]:
-    """The memories a stored session makes, in its order."""
+def _base(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> dict[str, Any]:
+    """What every memory of a stored session says of where it came from."""
     tool = s["tool"]
     cwd = s["cwd"]
     project = s["project"]
@@ -298,7 +298,8 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
         if project and cwd and project != cwd and (Path(project) / ".git").exists()
         else None
     )
-    native_id = s["parent_session_id"] if tool == "claude" and s["kind"] == "sidechain" else s["id"]
+    part_of_parent = s["kind"] == "sidechain" and not agent(tool).subagent_sessions
+    native_id = s["parent_session_id"] if part_of_parent else s["id"]
     base: dict[str, Any] = {
         "type": "agent_session",
         "source_tool": tool,
@@ -318,6 +319,13 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
     if s["kind"] == "sidechain":
         base["source_parent_session_id"] = s["parent_session_id"]
         base["source_agent_id"] = s["agent_id"]
+    return base
+
+
+def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[Planned]:
+    """The memories a stored session makes, in its order."""
+    tool = s["tool"]
+    base = _base(c, s, slug, o)
     rows = c.execute(
         "SELECT key, role, kinds, text, blocks, ts, model, tool_name, provider, agent_mode, meta"
         " FROM messages WHERE session_id=? ORDER BY seq",
@@ -356,7 +364,7 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
             source_message_role=role,
             source_message_block_kinds=orjson.loads(kinds),
             source_model=model,
-            source_provider=provider or s["provider"] or PROVIDER_OF_TOOL.get(tool),
+            source_provider=provider or s["provider"] or agent(tool).provider,
             source_agent_mode=mode,
             source_tool_name=tool_name,
         )

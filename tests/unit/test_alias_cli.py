@@ -243,4 +243,4 @@ def test_bind_builder_binds_the_session_the_agent_resumes(store: Store, tmp_path
     reg.bind("codex", scope, "r", "codex-thread")
     with pytest.raises(AmbiguousAlias, match="claude, codex"):
         resolve_alias(reg, scope, "r")
-    assert resolve_alias(reg, scope, "r", kind="codex") == ("codex", "codex-thread")
+    assert resolve_alias(reg, scope, "r", agent="codex") == ("codex", "codex-thread")

@@ -646,7 +646,7 @@ class Incremental:
 def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incremental:
     res = Incremental(label=label, session_bytes=0, reps=reps)
     try:
-        from lazy.capture.pipeline import capture_file
+        from lazy.capture.source_file import capture_file
         from lazy.store import Store
     except ImportError as e:
         res.error = f"in-process API not importable: {e}"
@@ -669,7 +669,7 @@ def incremental(label: str, size: int, reps: int, seed: int, base: Path) -> Incr
             "import sys, time, orjson\n"
             "from pathlib import Path\n"
             "from lazy.store import Store\n"
-            "from lazy.capture.pipeline import capture_file\n"
+            "from lazy.capture.source_file import capture_file\n"
             "store = Store.open(Path(sys.argv[1]))\n"
             "t0 = time.perf_counter()\n"
             "r = capture_file(store, Path(sys.argv[2]))\n"

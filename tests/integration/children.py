@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sessions import SessionWriter
 
 import lazy.builders.regroup  # noqa: F401  (imported up front: capture_file imports it lazily)
-import lazy.capture.pipeline as pipeline
+import lazy.capture.source_file as source_file
 from lazy.store import Store, StoreError
 
 
@@ -39,7 +39,7 @@ def _emit(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def _result(res: pipeline.CaptureResult) -> dict[str, Any]:
+def _result(res: source_file.CaptureResult) -> dict[str, Any]:
     return {
         "status": res.status,
         "messages_added": res.messages_added,
@@ -63,7 +63,7 @@ def capture(argv: list[str]) -> int:
         os.setgid(uid)
         os.setuid(uid)
     if "--batch" in opts:
-        pipeline.BATCH = int(opts["--batch"])
+        source_file.BATCH = int(opts["--batch"])
     store = Store.open(home)
     if "--fsize-limit" in opts:
         # Disk full, the root-free way: writes past this size fail with EFBIG.
@@ -72,7 +72,7 @@ def capture(argv: list[str]) -> int:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
     out: dict[str, Any]
     try:
-        out = _result(pipeline.capture_file(store, path))
+        out = _result(source_file.capture_file(store, path))
     except StoreError as e:
         out = {
             "error": {
@@ -103,7 +103,7 @@ def capture_loop(argv: list[str]) -> int:
         while True:
             finished = done.exists()  # read before the capture: the last pass sees every byte
             if path.exists():
-                res = pipeline.capture_file(store, path)
+                res = source_file.capture_file(store, path)
                 statuses[res.status] = statuses.get(res.status, 0) + 1
                 added += res.messages_added
             if finished:
@@ -200,7 +200,7 @@ def import_progress(argv: list[str]) -> int:
     from lazy.capture.discovery import discover_tool
 
     home, source, batch = Path(argv[0]), Path(argv[1]), int(argv[2])
-    pipeline.BATCH = batch
+    source_file.BATCH = batch
     store = Store.open(home)
     d = discover_tool("claude", [source], None, default_roots=False)
 

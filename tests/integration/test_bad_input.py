@@ -22,7 +22,7 @@ from sessions import SessionWriter, dumps, make_session, session_id, session_pat
 
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
 from support.search import env_for, lazy_json

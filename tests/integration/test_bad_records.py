@@ -455,27 +455,27 @@ def in_process(world: World, monkeypatch: pytest.MonkeyPatch) -> World:
 
 
 def _planted(monkeypatch: pytest.MonkeyPatch, module: Any, victim: str) -> None:
-    """``module._apply`` fails, for ``victim`` only, the way a reader bug would."""
-    real = module._apply
+    """``module.apply_batch`` fails, for ``victim`` only, the way a reader bug would."""
+    real = module.apply_batch
 
     def failing(c: sqlite3.Connection, batch: Any, spath: str, *a: Any, **kw: Any) -> Any:
         if spath == victim:
             raise LookupError("a shape no rule foresaw")
         return real(c, batch, spath, *a, **kw)
 
-    monkeypatch.setattr(module, "_apply", failing)
+    monkeypatch.setattr(module, "apply_batch", failing)
 
 
 @pytest.mark.parametrize("tool_name", ["claude", "opencode"])
 def test_an_unforeseen_failure_on_one_file_is_logged_and_the_rest_imported(
     in_process: World, monkeypatch: pytest.MonkeyPatch, tool_name: str
 ) -> None:
-    from lazy.capture import opencode, pipeline
+    from lazy.capture import opencode, source_file
 
     w = in_process
     if tool_name == "claude":
         victim = str(next(p for p in (w.user_home / ".claude").rglob(f"{CLAUDE_GOOD[1]}.jsonl")))
-        _planted(monkeypatch, pipeline, victim)
+        _planted(monkeypatch, source_file, victim)
     else:
         victim = str(w.user_home / ".local" / "opencode" / "opencode.db") + (
             "#ses_gooddbsessiongooddbsess01"

@@ -22,9 +22,9 @@ from harness import (
 )
 from sessions import SessionWriter, make_session, session_id, session_path
 
-import lazy.capture.pipeline as pipeline
+import lazy.capture.source_file as source_file
 from lazy.agents.jsonl import read_complete as real_read_complete
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
 from support.search import env_for
@@ -167,7 +167,7 @@ def test_capture_that_loses_a_race_midway_reports_what_it_stored(
     state = {"calls": 0, "inside_b": False}
     results_b = []
 
-    def racing(f: IO[bytes], start: int, limit: int = pipeline.BATCH) -> bytes:
+    def racing(f: IO[bytes], start: int, limit: int = source_file.BATCH) -> bytes:
         if state["inside_b"]:
             return real(f, start, limit)
         state["calls"] += 1
@@ -181,7 +181,7 @@ def test_capture_that_loses_a_race_midway_reports_what_it_stored(
                 state["inside_b"] = False
         return real(f, start, limit)
 
-    monkeypatch.setattr(pipeline, "read_complete", racing)
+    monkeypatch.setattr(source_file, "read_complete", racing)
     try:
         res_a = capture_file(store, path)
     finally:

@@ -30,7 +30,7 @@ from harness import (
 )
 from sessions import SessionWriter, make_session, session_id, session_path
 
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
 from support.search import env_for, lazy_json

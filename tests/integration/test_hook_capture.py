@@ -270,12 +270,12 @@ def test_a_hook_regroups_what_an_interrupted_one_captured(lazy_home: Path, proje
     """A hook interrupted after its capture committed but before the regrouping (as the
     budget can): the next hook finds nothing new in the file and still puts the session in
     its Builder."""
-    from lazy.capture.pipeline import capture_file
+    from lazy.capture.source_file import capture_file
 
     s = Session(projects, "/w/regroup")
     s.turn("first question", "first answer")
     with Store.open(lazy_home) as store:
-        capture_file(store, s.path, regroup=False, tool="claude")  # committed, not regrouped
+        capture_file(store, s.path, regroup=False, agent="claude")  # committed, not regrouped
         assert scalar(store.conn, "SELECT COUNT(*) FROM builders") == 0
     assert hook_entry.run(io.BytesIO(orjson.dumps(event(s))), lazy_home) == "captured"
     with Store.open(lazy_home) as store:
@@ -360,5 +360,5 @@ def test_the_hook_path_does_not_load_pydantic(
     )
     assert p.returncode == 0 and len(keys(lazy_home)[s.id]) == 2
     imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.decode().splitlines()}
-    assert "lazy.capture.pipeline" in imported and "tantivy" in imported
+    assert "lazy.capture.source_file" in imported and "tantivy" in imported
     assert not {m for m in imported if m.startswith(("pydantic", "rich"))}

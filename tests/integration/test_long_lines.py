@@ -161,7 +161,7 @@ def test_import_passes_a_line_too_long_to_hold_and_captures_what_follows(
     _assert_long_line_kept(home, s.path, line_no, line)
 
     # re-derived from the raw archive, it is still one quarantined line between the others
-    from lazy.capture.pipeline import rederive
+    from lazy.capture.rederive import rederive
     from lazy.store import Store
 
     with Store.open(home) as store:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
-from lazy.store.archive import decompress_frames
+from lazy.agents.files import decompress_frames
 from support import load_bench
 from support.claude_session import Session
 from support.lsp import call, start_sidecar

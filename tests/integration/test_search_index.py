@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.index.indexer import STAMP, SearchIndex
 from lazy.index.schema import SCHEMA_VERSION
 from lazy.index.search import search

@@ -329,7 +329,7 @@ def _wait_for(marker: Path) -> None:
 
 def _capture(argv: list[str]) -> int:
     """Capture each file and catch the index up after each, as hooks and imports do."""
-    from lazy.capture.pipeline import capture_file
+    from lazy.capture.source_file import capture_file
     from lazy.index.indexer import SearchIndex
     from lazy.store import Store
 

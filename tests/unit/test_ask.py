@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from lazy.ask.ask import NOTHING, AskError, ask_transcript
 from lazy.ask.chunks import ARG_LIMIT, BUDGET, render, size, split
 from lazy.ask.oneshot import OneShotError, OneShotTimeout, OneShotUnavailable
-from lazy.capture.pipeline import capture_file
 from lazy.capture.reread import reread
+from lazy.capture.source_file import capture_file
 from lazy.cli.main import cli
 from lazy.model import ONESHOT_MARKER, Transcript
 from lazy.store import Store

@@ -9,7 +9,8 @@ import orjson
 
 from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover_tool
-from lazy.capture.pipeline import capture_file, rederive
+from lazy.capture.rederive import rederive
+from lazy.capture.source_file import capture_file
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript

@@ -16,7 +16,7 @@ import zstandard
 from lazy.agents import file_identity
 from lazy.agents.codex.reader import CodexReader, is_harness
 from lazy.agents.jsonl import split_lines
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.memories.session_import import Options, run
 from lazy.model import ReadBatch
 from lazy.store import Store
@@ -152,7 +152,7 @@ def test_bare_flat_rollout(store: Store) -> None:
         ("user", "Open the synthetic legacy session."),
         ("assistant", "The synthetic legacy session is open."),
     ]
-    res = capture_file(store, src, tool="codex")
+    res = capture_file(store, src, agent="codex")
     assert res.status == "captured"
     assert texts(store, sid) == [
         ("user", "Open the synthetic legacy session."),
@@ -178,7 +178,7 @@ def test_doubled_channels_are_stored_once(store: Store, tmp_path: Path, event_fi
     for item, event in pairs:
         lines += [event, item] if event_first else [item, event]
     r.write(lines)
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert texts(store, r.id) == [
         ("user", "do the thing"),
         ("reasoning", ""),
@@ -193,7 +193,7 @@ def test_doubled_channels_are_stored_once(store: Store, tmp_path: Path, event_fi
 def test_an_event_only_turn_is_stored(store: Store, tmp_path: Path) -> None:
     r = Rollout(tmp_path)
     r.write(r.user_event("only an event"), r.assistant_event("only an answer event"))
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert texts(store, r.id) == [("user", "only an event"), ("assistant", "only an answer event")]
 
 
@@ -201,7 +201,7 @@ def test_same_words_in_two_turns_are_two_messages(store: Store, tmp_path: Path) 
     r = Rollout(tmp_path)
     r.turn("continue", "ok")
     r.turn("continue", "ok")
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     got = stored(store, r.id)
     assert [(role, t) for role, t, _ in got] == [
         ("user", "continue"),
@@ -217,7 +217,7 @@ def test_same_words_twice_in_one_turn_are_two_messages(store: Store, tmp_path: P
     lines = r.turn_lines("check twice", "checking")
     say_again = [r.assistant_event("checking"), r.assistant_item("checking")]
     r.write(lines[:-1], say_again, lines[-1:])
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert texts(store, r.id) == [
         ("user", "check twice"),
         ("assistant", "checking"),
@@ -234,7 +234,7 @@ def test_native_item_ids_key_the_message(store: Store, tmp_path: Path) -> None:
         r.assistant_event("a"),
         r.assistant_item("a", item_id="msg_native_0171"),
     )
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     got = stored(store, r.id)
     assert [(role, t) for role, t, _ in got] == [("user", "q"), ("assistant", "a")]
 
@@ -258,7 +258,7 @@ def test_harness_user_text_is_system(store: Store, tmp_path: Path, words: str) -
     batch, _ = read(r.path)
     first = batch.parts[r.id][0]
     assert (first.role, first.meta) == ("system", True)
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert [role for role, _ in texts(store, r.id)] == ["system", "user", "assistant"]
 
 
@@ -355,7 +355,7 @@ def test_calls_pair_with_their_output_by_call_id(store: Store, tmp_path: Path) -
     assert "boom" in out1["text"]
     assert (out2["tool_use_id"], out2["text"], out2["is_error"]) == ("c2", "contents of b", False)
     assert (out3["tool_use_id"], out3["text"], out3["is_error"]) == ("c3", "patched", False)
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     names = dict(
         store.conn.execute(
             "SELECT key, tool_name FROM messages WHERE session_id=? AND role='tool_call'", (r.id,)
@@ -452,18 +452,18 @@ def test_split_mid_turn_reads_like_one_read(tmp_path: Path) -> None:
     one = Store.open(tmp_path / "one")
     two = Store.open(tmp_path / "two")
     try:
-        capture_file(one, whole.path, tool="codex")
+        capture_file(one, whole.path, agent="codex")
         split = tmp_path / "b" / whole.path.name
         split.parent.mkdir(parents=True)
         split.write_bytes(head + b"".join(lines[:cut]))
-        capture_file(two, split, tool="codex")
+        capture_file(two, split, agent="codex")
         cursor = two.conn.execute("SELECT cursor FROM sessions WHERE id=?", (whole.id,)).fetchone()[
             0
         ]
         assert cursor is not None and f"turn-{whole.id[:8]}-2" in json.loads(cursor)["turn"]
         with open(split, "ab") as f:
             f.write(b"".join(lines[cut:]))
-        capture_file(two, split, tool="codex")
+        capture_file(two, split, agent="codex")
         want = stored(one, whole.id)
         assert len(want) == 11
         assert stored(two, whole.id) == want
@@ -479,11 +479,11 @@ def test_a_truncated_turn_is_finished_by_the_next_capture(store: Store, tmp_path
     torn = len(data) - len(lines[-1]) - len(lines[-2]) // 2  # inside the answer's item line
     with open(r.path, "ab") as f:
         f.write(data[:torn])
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert texts(store, r.id) == [("user", "question"), ("assistant", "answer")]  # the event
     with open(r.path, "ab") as f:
         f.write(data[torn:])
-    capture_file(store, r.path, tool="codex")
+    capture_file(store, r.path, agent="codex")
     assert texts(store, r.id) == [("user", "question"), ("assistant", "answer")]
 
 
@@ -545,7 +545,7 @@ def test_conversations_tool_codex_lists_only_codex(tmp_path: Path) -> None:
 
 
 def test_transcript_names_the_tool_each_output_answers(store: Store) -> None:
-    capture_file(store, corpus_file(LEGACY), tool="codex")
+    capture_file(store, corpus_file(LEGACY), agent="codex")
     t = transcript(store.conn, resolve_builder(store.conn, "legacy-response-records"))
     results = [m for m in t.messages if m.role == "tool_result"]
     assert len(results) == 2

@@ -25,7 +25,7 @@ from typing import Any
 
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
-from lazy.capture.pipeline import capture_file
+from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript
 

@@ -11,7 +11,7 @@ import pytest
 from lazy.builders.regroup import refresh
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
-from lazy.capture.pipeline import rederive
+from lazy.capture.rederive import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript

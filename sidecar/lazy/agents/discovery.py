@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lazy.agents import SourceRef
+from lazy.agents.files import open_source
 from lazy.agents.jsonl import split_lines
 from lazy.projects import is_under, project_of
 from lazy.records import Quarantined
@@ -203,8 +204,6 @@ def read_head(path: Path, a: Agent) -> Head:
     """What the first lines of a session file say, read by the same reader and one-shot
     rule as capture. The rule needs the first user message, which most files hold in their
     first few KB: a small read first, larger ones only when it is not there yet."""
-    from lazy.capture.pipeline import open_source  # moves into agents/ with the store split
-
     want = FIRST_READ
     while True:
         try:

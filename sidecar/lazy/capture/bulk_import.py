@@ -5,13 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from lazy.agents import file_identity, make_reader, tool_of
 from lazy.agents.discovery import Candidate, Discovery
+from lazy.agents.files import open_source
+from lazy.agents.jsonl import LongLine, read_complete, split_lines
 from lazy.builders.regroup import refresh
+from lazy.capture import source_file
 from lazy.capture.opencode import capture_session
-from lazy.capture.pipeline import CaptureResult, Fresh, capture_file, parse_ahead
+from lazy.capture.source_file import CaptureResult, Fresh, capture_file
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
 from lazy.store import Store
+from lazy.store.archive import compress_raw
+from lazy.store.messages import prepare
 
 
 @dataclass
@@ -97,7 +104,7 @@ def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> Captur
     if cand.records is not None:
         assert cand.data_dir is not None
         return capture_session(store, cand.data_dir, cand.records, regroup=False)
-    return capture_file(store, cand.path, regroup=False, fresh=fresh, tool=cand.agent)
+    return capture_file(store, cand.path, regroup=False, fresh=fresh, agent=cand.agent)
 
 
 def _deleted(store: Store, sid: str) -> bool:
@@ -206,3 +213,19 @@ class _Ahead:
                     self.pool.submit(parse_ahead, upcoming.path, upcoming.agent),
                 )
         return fresh
+
+
+def parse_ahead(path: Path, agent: str | None = None) -> Fresh | None:
+    """Pure: touches the file, never the store. None when the file cannot be read."""
+    sid, subagent_id = file_identity(path)
+    try:
+        f, size, mtime = open_source(path)
+        with f:
+            data = read_complete(f, 0, source_file.BATCH)
+        if isinstance(data, LongLine):
+            return None  # capture archives it piece by piece, in its own transaction
+        reader = make_reader(agent or tool_of(path), str(path), sid, subagent_id)
+        batch = reader.read(split_lines(data, 0, 1))
+        return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
+    except Exception:  # unreadable, damaged, or a failure no rule foresaw: capture says why
+        return None

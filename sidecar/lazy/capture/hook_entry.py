@@ -283,7 +283,7 @@ def _capture(
     dog: Watchdog,
 ) -> str:
     from lazy.builders.regroup import refresh
-    from lazy.capture.pipeline import capture_file
+    from lazy.capture.source_file import capture_file
 
     if bad is not None or hook is None:
         detail = raw[:500].decode("utf-8", "replace")
@@ -299,7 +299,7 @@ def _capture(
     dog.interruptible(store.conn)
     try:
         for path in session_files(hook.transcript):
-            result = capture_file(store, path, regroup=False, tool="claude")
+            result = capture_file(store, path, regroup=False, agent="claude")
             sessions |= result.sessions
         # always: an earlier hook interrupted after its capture committed left the regrouping
         # to do (cheap when nothing is pending: no write lock is taken)

@@ -27,8 +27,8 @@ import watchfiles
 from lazy.agents import TOOLS, agent
 from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover_tool, roots_of
-from lazy.capture.pipeline import capture_file
 from lazy.capture.reread import reread
+from lazy.capture.source_file import capture_file
 from lazy.index.indexer import SearchIndex
 from lazy.store import Store, StoreError
 
@@ -262,7 +262,7 @@ class LiveCapture:
             if not known:
                 sweep = True  # new: discovery decides (lazy's own one-shots stay out)
                 continue
-            r = capture_file(store, path, tool=name)
+            r = capture_file(store, path, agent=name)
             if r.status == "error":
                 self._failed(str(path), None, r.reason or "capture failed", r.code or "error", "")
             for q in r.quarantined:

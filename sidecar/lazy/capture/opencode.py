@@ -17,10 +17,12 @@ from lazy.agents.opencode.reader import read
 from lazy.agents.opencode.records import Record, SessionRef
 from lazy.agents.opencode.storage import load_session
 from lazy.builders.regroup import refresh
-from lazy.capture.pipeline import CaptureResult, _apply, files_fault, unexpected
+from lazy.capture.source_file import CaptureResult, files_fault, unexpected
+from lazy.projects import project_of
 from lazy.records import ReadBatch
 from lazy.store import Store, StoreError, now_iso
 from lazy.store.archive import compress_raw, decompress
+from lazy.store.messages import apply_batch
 
 
 def capture_session(
@@ -49,7 +51,9 @@ def _capture(
     with store.write() as c:
         file_id = _upsert_source(c, key, ref, len(records))
         archived = _archive(c, file_id, records)
-        added, updated, touched = _apply(c, batch, key, "opencode", 0, replace=True)
+        added, updated, touched = apply_batch(
+            c, batch, key, "opencode", 0, replace=True, project_of=project_of
+        )
     result.messages_added, result.messages_updated = added, updated
     result.bytes_read = archived
     result.sessions = touched
@@ -126,7 +130,8 @@ def rederive_records(c: sqlite3.Connection, file_id: int, key: str) -> int:
         r.session_id = sid
     order = {"session": 0, "message": 1, "part": 2}
     records.sort(key=lambda r: (order.get(r.kind, 3), r.id))
-    return _apply(c, _said(read(records)), key, "opencode", 0, replace=True)[0]
+    batch = _said(read(records))
+    return apply_batch(c, batch, key, "opencode", 0, replace=True, project_of=project_of)[0]
 
 
 def _said(batch: ReadBatch) -> ReadBatch:

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from lazy.agents.claude.reader import COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT
 from lazy.builders.regroup import refresh_in
-from lazy.capture.pipeline import rederive_in, stored_keys
+from lazy.capture.rederive import rederive_in
 from lazy.store import Store
 from lazy.store.db import now_iso
+from lazy.store.messages import stored_keys
 
 
 @dataclass(frozen=True, slots=True)

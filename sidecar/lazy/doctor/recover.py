@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lazy.builders.regroup import refresh_in
-from lazy.capture.pipeline import rederive_in
+from lazy.capture.rederive import rederive_in
 from lazy.os.durable import fsync_dir, move_aside
 from lazy.os.private import touch_private
 from lazy.store import Store, StoreError

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 from lazy.agents.claude.reader import BUILTIN_LOCAL_COMMANDS
 from lazy.builders.regroup import refresh_in
-from lazy.capture.pipeline import rederive_in, stored_keys
+from lazy.capture.rederive import rederive_in
 from lazy.doctor.context import Context
 from lazy.doctor.deletion import delete_builders
 from lazy.doctor.report import Check
 from lazy.store import Store
+from lazy.store.messages import stored_keys
 from lazy.store.queries import short_id
 from lazy.view.redaction import redactor
 

@@ -36,11 +36,6 @@ def decompress(data: bytes) -> bytes:
     return bytes(_dctx().decompress(data))
 
 
-def decompress_frames(data: bytes) -> bytes:
-    """A whole .zst file, whose frames may not record their size (``zstd`` streams)."""
-    return bytes(zstandard.ZstdDecompressor().decompressobj().decompress(data))
-
-
 def pack_blocks(blocks: list[dict[str, Any]]) -> bytes | None:
     """Blocks for storage; None when the message is one text block (its text column)."""
     if len(blocks) == 1 and blocks[0]["type"] == "text":

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from lazy.agents import file_identity
+from lazy.agents import source_of
 from lazy.agents.codex.reader import CodexReader, is_harness
 from lazy.agents.jsonl import split_lines
 from lazy.capture.source_file import capture_file
@@ -53,7 +53,7 @@ def corpus_file(path: Path) -> Path:
 
 
 def read(path: Path, sid: str | None = None) -> tuple[ReadBatch, CodexReader]:
-    reader = CodexReader(str(path), sid or file_identity(path)[0])
+    reader = CodexReader(str(path), sid or source_of(path).session_id)
     return reader.read(split_lines(path.read_bytes(), 0, 1)), reader
 
 

@@ -239,22 +239,12 @@ def source_of(path: Path, name: str | None = None) -> SourceRef:
     return chosen.source(path)
 
 
-def tool_of(path: Path) -> str:
-    """The agent that wrote a JSONL session file, by its name."""
-    return source_of(path).agent
-
-
-def file_identity(path: Path) -> tuple[str, str | None]:
-    """(session id the path gives, subagent id for a Claude subagent file)."""
-    ref = source_of(path)
-    return ref.session_id, ref.subagent_id
-
-
 def make_reader(
-    tool: str,
+    name: str,
     path: str,
     session_id: str,
     subagent_id: str | None = None,
     load: Load | None = None,
 ) -> LineReader:
-    return agent(tool).make_reader(path, session_id, subagent_id, load)
+    """Agent ``name``'s reader of one session file."""
+    return agent(name).make_reader(path, session_id, subagent_id, load)

@@ -12,6 +12,7 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
+from lazy.agents import SourceRef
 from lazy.agents.opencode.discovery import source_of
 from lazy.agents.opencode.reader import read
 from lazy.agents.opencode.records import Record, SessionRef
@@ -26,12 +27,19 @@ from lazy.store.messages import apply_batch
 
 
 def capture_session(
-    store: Store, data_dir: Path, ref: SessionRef, *, regroup: bool = True
+    store: Store,
+    data_dir: Path,
+    ref: SessionRef,
+    *,
+    regroup: bool = True,
+    source: SourceRef | None = None,
 ) -> CaptureResult:
-    key = source_of(ref).key
-    result = CaptureResult(key, ref.session_id, "unchanged")
+    """Capture one listed session (``source``: the source it is, as discovery found it)."""
+    source = source or source_of(ref)
+    key = source.key
+    result = CaptureResult(key, source.session_id, "unchanged")
     try:
-        return _capture(store, data_dir, ref, key, result, regroup)
+        return _capture(store, data_dir, ref, source, result, regroup)
     except Exception as e:
         if isinstance(e, StoreError) and not files_fault(e):
             raise  # the store's failure, not this session's: the caller says it
@@ -39,8 +47,14 @@ def capture_session(
 
 
 def _capture(
-    store: Store, data_dir: Path, ref: SessionRef, key: str, result: CaptureResult, regroup: bool
+    store: Store,
+    data_dir: Path,
+    ref: SessionRef,
+    source: SourceRef,
+    result: CaptureResult,
+    regroup: bool,
 ) -> CaptureResult:
+    key = source.key
     seen = store.conn.execute("SELECT stamp FROM source_files WHERE path=?", (key,)).fetchone()
     if seen is not None and seen[0] == ref.stamp:
         return result
@@ -49,10 +63,10 @@ def _capture(
     batch.quarantine += problems
     result.quarantined = list(batch.quarantine)
     with store.write() as c:
-        file_id = _upsert_source(c, key, ref, len(records))
+        file_id = _upsert_source(c, source, ref, len(records))
         archived = _archive(c, file_id, records)
         added, updated, touched = apply_batch(
-            c, batch, key, "opencode", 0, replace=True, project_of=project_of
+            c, batch, key, source.agent, 0, replace=True, project_of=project_of
         )
     result.messages_added, result.messages_updated = added, updated
     result.bytes_read = archived
@@ -64,7 +78,7 @@ def _capture(
             "warning",
             f"{len(problems)} OpenCode record(s) could not be read; {q.origin}: {q.reason}",
             path=key,
-            session_id=ref.session_id,
+            session_id=source.session_id,
             code="BAD_RECORD",
         )
     if regroup and touched:
@@ -72,7 +86,8 @@ def _capture(
     return result
 
 
-def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> int:
+def _upsert_source(c: sqlite3.Connection, source: SourceRef, ref: SessionRef, n: int) -> int:
+    key = source.key
     c.execute(
         "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, stamp,"
         " read_offset, lines_read, updated_at) VALUES (?, 'opencode', ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -81,8 +96,8 @@ def _upsert_source(c: sqlite3.Connection, key: str, ref: SessionRef, n: int) -> 
         " lines_read=excluded.lines_read, updated_at=excluded.updated_at",
         (
             key,
-            ref.session_id,
-            ref.session_id if ref.parent_id else None,
+            source.session_id,
+            source.subagent_id,
             n,
             ref.mtime_ns,
             ref.stamp,

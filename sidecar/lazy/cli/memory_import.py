@@ -55,7 +55,7 @@ def _when(value: str | None, flag: str) -> datetime | None:
     return t if t.tzinfo else t.astimezone()
 
 
-def _options(tool: str, kw: dict[str, Any]) -> Options:
+def _options(agent_name: str, kw: dict[str, Any]) -> Options:
     try:
         tree_root = parse_path(kw["tree_root"], "--tree-root")
         node_name = check_node_name(kw["sessions_node_name"])
@@ -80,17 +80,17 @@ def _options(tool: str, kw: dict[str, Any]) -> Options:
     )
 
 
-def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportReport:
+def _run(agent_name: str, o: Options, verbose: bool, as_json: bool) -> AgentImportReport:
     if o.dry_run:  # the real store is only read, for its slugs
-        return _with_progress(None, tool, o, verbose, as_json)
+        return _with_progress(None, agent_name, o, verbose, as_json)
     with open_store() as store:
-        report = _with_progress(store, tool, o, verbose, as_json)
+        report = _with_progress(store, agent_name, o, verbose, as_json)
         searchable(store)  # what was captured is searchable when the command returns
     return report
 
 
 def _with_progress(
-    store: Store | None, tool: str, o: Options, verbose: bool, as_json: bool
+    store: Store | None, agent_name: str, o: Options, verbose: bool, as_json: bool
 ) -> AgentImportReport:
     with counting("[bold]{task.description}") as bar:
         task = bar.add_task("reading sessions", total=None)
@@ -105,7 +105,7 @@ def _with_progress(
                 if verbose and not as_json:
                     bar.console.print(_session_line(item), highlight=False, soft_wrap=True)
 
-        return run(store, tool, o, progress)
+        return run(store, agent_name, o, progress)
 
 
 def _session_line(item: SessionImport | SessionSkip) -> Text:
@@ -171,20 +171,20 @@ def _summary(r: AgentImportReport, o: Options) -> None:
         out.print(f"Browse: lazy ls {first.node.rsplit('/', 2)[0]}")
 
 
-def _command(tool: str, name: str) -> click.Command:
+def _command(agent_name: str, command_name: str) -> click.Command:
     def callback(**kw: Any) -> None:
-        o = _options(tool, kw)
-        report = _run(tool, o, kw["verbose"], kw["as_json"])
+        o = _options(agent_name, kw)
+        report = _run(agent_name, o, kw["verbose"], kw["as_json"])
         if kw["as_json"]:
             emit_json(report)
         else:
             _summary(report, o)
 
     return click.Command(
-        name,
+        command_name,
         callback=callback,
-        params=_params(agent(tool)),
-        help=f"""Import {NAMES[tool]} sessions: one memory per message.
+        params=_params(agent(agent_name)),
+        help=f"""Import {NAMES[agent_name]} sessions: one memory per message.
 
         Each message becomes a memory at
         <tree-root>/<project_slug>/<sessions-node-name>/<session_id>/msg_<message_id>,
@@ -193,11 +193,11 @@ def _command(tool: str, name: str) -> click.Command:
         The sessions are also captured into the store as conversations (`lazy conversations`).
 
         \b
-        lazy import {tool}                          # every session, default source
-        lazy import {tool} --project ~/dev/app      # one project's sessions
-        lazy import {tool} --since 2026-01-01 --dry-run --full-transcript
+        lazy import {agent_name}                          # every session, default source
+        lazy import {agent_name} --project ~/dev/app      # one project's sessions
+        lazy import {agent_name} --since 2026-01-01 --dry-run --full-transcript
         """,
-        short_help=f"Import {NAMES[tool]} sessions as per-message memories.",
+        short_help=f"Import {NAMES[agent_name]} sessions as per-message memories.",
     )
 
 
@@ -294,14 +294,14 @@ def _import_group() -> None:
 
 import_group = _PerAgent(
     "import",
-    lambda tool: _command(tool, tool),
+    lambda agent_name: _command(agent_name, agent_name),
     callback=_import_group,
     help=f"Import an agent's sessions as per-message memories ({', '.join(TOOLS)}).",
 )
 
 
-def agent_group(tool: str) -> click.Group:
+def agent_group(agent_name: str) -> click.Group:
     """`lazy <agent> ...`: the agent's own commands (`lazy claude import`)."""
-    group = click.Group(tool, help=f"{NAMES[tool]} commands.")
-    group.add_command(_command(tool, "import"))
+    group = click.Group(agent_name, help=f"{NAMES[agent_name]} commands.")
+    group.add_command(_command(agent_name, "import"))
     return group

@@ -68,11 +68,11 @@ class _Found:
     kinds: Counter[str] = field(default_factory=Counter)
 
 
-def _recent_files(ctx: Context, tool: str) -> list[tuple[int, Path]]:
+def _recent_files(ctx: Context, name: str) -> list[tuple[int, Path]]:
     """(mtime_ns, path) of the agent's session files written in the last DAYS days."""
     since = time.time_ns() - DAYS * 86_400 * 10**9
     paths: list[tuple[int, Path]] = []
-    a = agent(tool)
+    a = agent(name)
     if a.reads == "records":  # its sessions are not files: the files they are kept in
         for top in a.default_roots():
             for root, _, names in os.walk(top):
@@ -84,15 +84,15 @@ def _recent_files(ctx: Context, tool: str) -> list[tuple[int, Path]]:
                         except OSError:
                             continue
     else:
-        d = ctx.discovery(tool)
+        d = ctx.discovery(name)
         for sid in d.sessions:
             paths += [(c.mtime_ns, c.path) for c in d.files_of(sid)]
     return sorted((m, p) for m, p in paths if m >= since)[::-1]
 
 
-def _scan(ctx: Context, tool: str) -> _Found:
+def _scan(ctx: Context, name: str) -> _Found:
     found = _Found()
-    for _, path in _recent_files(ctx, tool):
+    for _, path in _recent_files(ctx, name):
         left = BUDGET - found.size
         if left <= 0:
             break
@@ -113,13 +113,13 @@ def _scan(ctx: Context, tool: str) -> _Found:
 def own_files_check(ctx: Context) -> Check:
     detail: list[str] = []
     files = size = 0
-    for tool in TOOLS:
-        f = _scan(ctx, tool)
+    for name in TOOLS:
+        f = _scan(ctx, name)
         files, size = files + f.files, size + f.size
         if f.kinds:
             total = sum(f.kinds.values())
             detail.append(
-                f"{TOOL_NAMES[tool]}: {total:,} in {f.holding:,} file(s): {_by_rule(f.kinds)}"
+                f"{TOOL_NAMES[name]}: {total:,} in {f.holding:,} file(s): {_by_rule(f.kinds)}"
             )
     said = (
         f"read {files:,} file(s), {size / 1e6:,.1f} MB: those written in the last {DAYS} days,"

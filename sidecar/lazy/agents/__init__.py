@@ -81,6 +81,9 @@ class Agent:
     recognises: Callable[[Path], bool] | None = None
     # a record agent's: the files under its roots its records are kept in, by suffix
     record_files: tuple[str, ...] = ()
+    # the file a source's store key names, when the key is not the file's path (OpenCode's
+    # database holds every session: ``<db>#<session>``)
+    key_location: Callable[[str], str] | None = None
 
     def make_reader(
         self, path: str, session_id: str, subagent_id: str | None = None, load: Load | None = None
@@ -88,6 +91,10 @@ class Agent:
         if self.line_reader is None:
             raise ValueError(f"{self.display_name} sessions are records, not lines")
         return self.line_reader(path, session_id, subagent_id, load)
+
+    def location(self, key: str) -> str:
+        """The file one of its sources is read from, by the source's key in the store."""
+        return key if self.key_location is None else self.key_location(key)
 
     def source(self, path: Path) -> SourceRef:
         """The source a file of this agent is, by what its name says."""

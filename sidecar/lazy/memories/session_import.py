@@ -272,7 +272,8 @@ def _note_skip(report: AgentImportReport, skip: SessionSkip, progress: Progress 
 
 
 def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
-    if s["tool"] == "claude" and s["kind"] == "sidechain":
+    a = agent(s["tool"])
+    if not a.subagent_sessions and s["kind"] == "sidechain":  # a file of the parent's
         r = c.execute(
             "SELECT path FROM source_files WHERE session_id=? AND agent_id=? LIMIT 1",
             (s["parent_session_id"], s["agent_id"]),
@@ -284,8 +285,7 @@ def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
         ).fetchone()
     if r is None:
         return None
-    path = str(r[0])
-    return path.split("#", 1)[0] if "#" in path else path  # an OpenCode db#session
+    return a.location(str(r[0]))
 
 
 def _base(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lazy.agents import Agent
-from lazy.agents.opencode.discovery import NAME, discover, opencode_home
+from lazy.agents.opencode.discovery import NAME, discover, key_location, opencode_home
 
 
 def _roots() -> list[Path]:
@@ -23,4 +23,5 @@ OPENCODE = Agent(
     source_hint="an OpenCode data dir",
     roots_said="$XDG_DATA_HOME/opencode (default ~/.local/share/opencode)",
     record_files=(".json", ".db", ".db-wal"),
+    key_location=key_location,
 )

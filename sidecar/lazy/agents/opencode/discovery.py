@@ -30,6 +30,12 @@ def source_of(ref: SessionRef) -> SourceRef:
     return SourceRef(NAME, ref.session_id, sub, Path(loc), key)
 
 
+def key_location(key: str) -> str:
+    """The database or JSON file a source key names (the database's: ``<db>#<session>``)."""
+    db, sep, _ = key.rpartition("#")
+    return db if sep and db.endswith(".db") else key
+
+
 def _listed(root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:
     refs, bad = list_sessions(root)
     problems += bad

@@ -25,6 +25,10 @@ class SessionLines:
         self.subagent_id = subagent_id
         self.facts: dict[str, SessionFacts] = {}
         self._load = load
+        self._begin()
+
+    def _begin(self) -> None:
+        """The agent's own reading state, set up once per file."""
 
     def _facts_of(self, batch: ReadBatch, key: str) -> SessionFacts:
         return facts_for(batch, self.facts, key, self._load)

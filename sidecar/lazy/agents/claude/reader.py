@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from lazy.agents import Load
 from lazy.agents.jsonl import Line, read_records
 from lazy.agents.lines import SessionLines
 from lazy.blocks import clip, result_block
@@ -285,14 +284,7 @@ class ClaudeReader(SessionLines):
     """Reads one Claude Code JSONL file, batch by batch. What earlier reads of a session
     taught (first user message seen, /clear start) comes back through ``load``."""
 
-    def __init__(
-        self,
-        path: str,
-        file_session: str,
-        subagent_id: str | None = None,
-        load: Load | None = None,
-    ):
-        super().__init__(path, file_session, subagent_id, load)
+    def _begin(self) -> None:
         self._chains: dict[str, str] = {}  # uuid -> inline sidechain it belongs to
 
     def session_key(self, obj: dict[str, Any]) -> tuple[str, str | None]:

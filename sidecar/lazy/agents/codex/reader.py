@@ -24,7 +24,6 @@ from typing import Any
 
 import orjson
 
-from lazy.agents import Load
 from lazy.agents.jsonl import Line, read_records
 from lazy.agents.lines import SessionLines
 from lazy.agents.nesting import too_deep
@@ -140,15 +139,8 @@ class CodexReader(SessionLines):
     lines into a :class:`ReadBatch` keyed by thread id; ``load`` brings back what earlier
     captures of the thread learnt (the turn being read, its model) so batches compose."""
 
-    def __init__(
-        self,
-        path: str,
-        file_session: str,
-        subagent_id: str | None = None,
-        load: Load | None = None,
-    ):
-        super().__init__(path, file_session, subagent_id, load)
-        self.sid = file_session
+    def _begin(self) -> None:
+        self.sid = self.file_session
         self._meta_seen = False
         self._subagent_since: str | None = None  # a subagent replays its parent's lines first
         self._turn = ""

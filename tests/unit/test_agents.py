@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from lazy.agents import AGENTS, TOOL_NAMES, TOOLS, agent, source_of
-from lazy.agents.opencode.discovery import source_of as opencode_source
 from lazy.agents.opencode.records import SessionRef
+from lazy.agents.opencode.sources import source_of as opencode_source
 from lazy.capture.discovery import roots_of
 
 UUID = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from lazy.agents.claude.discovery import encode_dir
+from lazy.agents.claude.sources import encode_dir
 from support.claude_session import Session
 from support.cli import LAZY, lazy
 from support.pty import in_pty

@@ -11,6 +11,7 @@ to the store, so no layer derives identity from a path again.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -229,6 +230,18 @@ def jsonl_stem(path: Path) -> str:
     for ext in COMPRESSED:
         name = name.removesuffix(ext)
     return name.removesuffix(".jsonl")
+
+
+def unique(roots: Iterable[Path]) -> list[Path]:
+    """The roots, each directory once (by where it really is)."""
+    seen: set[str] = set()
+    out = []
+    for r in roots:
+        key = os.path.realpath(r)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
 
 
 def uuid_tail(text: str) -> str | None:

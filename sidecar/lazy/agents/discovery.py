@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +72,8 @@ class Discovery:
 
 def worktrees(repo: str) -> list[str]:
     """The repo and its git worktrees."""
+    import subprocess  # here: the capture path (a hook, every turn) never runs git
+
     out = [repo]
     try:
         text = subprocess.run(
@@ -102,18 +103,6 @@ def in_project(cwd: str | None, repos: list[str]) -> bool:
 
 def explicit(sources: Iterable[Path] | None) -> list[Path]:
     return [Path(os.path.abspath(Path(s).expanduser())) for s in sources or []]
-
-
-def unique(roots: Iterable[Path]) -> list[Path]:
-    """The roots, each directory once (by where it really is)."""
-    seen: set[str] = set()
-    out = []
-    for r in roots:
-        key = os.path.realpath(r)
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
 
 
 def regular(path: Path, problems: list[Quarantined] | None = None) -> os.stat_result | None:

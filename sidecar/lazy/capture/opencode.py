@@ -13,9 +13,9 @@ import sqlite3
 from pathlib import Path
 
 from lazy.agents import SourceRef
-from lazy.agents.opencode.discovery import source_of
 from lazy.agents.opencode.reader import read
 from lazy.agents.opencode.records import Record, SessionRef
+from lazy.agents.opencode.sources import source_of
 from lazy.agents.opencode.storage import load_session
 from lazy.builders.regroup import refresh
 from lazy.capture.source_file import CaptureResult, files_fault, unexpected

@@ -8,26 +8,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from lazy.agents import COMPRESSED, SourceRef, jsonl_stem, uuid_tail
+from lazy.agents import COMPRESSED
+from lazy.agents.codex.sources import NAME
 from lazy.agents.discovery import Candidate, Discovery, as_child, collect, file_candidate
 from lazy.records import Quarantined
-
-NAME = "codex"
-
-
-def codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
-
-
-def recognises(path: Path) -> bool:
-    return path.name.startswith("rollout-")
-
-
-def source_of(path: Path) -> SourceRef:
-    """A rollout's thread id: the uuid its name ends with."""
-    stem = jsonl_stem(path)
-    sid = uuid_tail(stem) or stem.removeprefix("rollout-")
-    return SourceRef(NAME, sid, None, path, str(path))
 
 
 def _rollouts(root: Path) -> list[Path]:

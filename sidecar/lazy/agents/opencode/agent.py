@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lazy.agents import Agent
-from lazy.agents.opencode.discovery import NAME, discover, key_location, opencode_home
+from lazy.agents.opencode.sources import NAME, key_location, opencode_home
+
+if TYPE_CHECKING:
+    from lazy.agents.discovery import Discovery
 
 
 def _roots() -> list[Path]:
     return [opencode_home()]
+
+
+def _discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
+    # imported when discovering: capturing one file (a hook, every turn) needs none of it
+    from lazy.agents.opencode.discovery import discover
+
+    return discover(roots, explicit, project)
 
 
 OPENCODE = Agent(
@@ -17,7 +28,7 @@ OPENCODE = Agent(
     display_name="OpenCode",
     env=("XDG_DATA_HOME",),
     default_roots=_roots,
-    discover=discover,
+    discover=_discover,
     reads="records",
     resumes_in_terminal=False,
     source_hint="an OpenCode data dir",

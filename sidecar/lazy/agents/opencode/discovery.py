@@ -3,37 +3,14 @@ JSON storage). A child session (a subagent's task) is a sidechain of its parent.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from lazy.agents import SourceRef
 from lazy.agents.discovery import Candidate, Discovery, as_child, collect
-from lazy.agents.opencode.records import SessionRef, iso_ms
+from lazy.agents.opencode.records import iso_ms
+from lazy.agents.opencode.sources import source_of
 from lazy.agents.opencode.storage import list_sessions
 from lazy.records import Quarantined
-
-NAME = "opencode"
-
-
-def opencode_home() -> Path:
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data).expanduser() / "opencode"
-
-
-def source_of(ref: SessionRef) -> SourceRef:
-    """A session as the store knows its source: keyed by its JSON file, or by
-    ``<db>#<session>`` (one database holds every session); a child is its own subagent."""
-    loc = str(ref.location)
-    key = f"{loc}#{ref.session_id}" if loc.endswith(".db") else loc
-    sub = ref.session_id if ref.parent_id else None
-    return SourceRef(NAME, ref.session_id, sub, Path(loc), key)
-
-
-def key_location(key: str) -> str:
-    """The database or JSON file a source key names (the database's: ``<db>#<session>``)."""
-    db, sep, _ = key.rpartition("#")
-    return db if sep and db.endswith(".db") else key
 
 
 def _listed(root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:

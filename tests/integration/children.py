@@ -194,13 +194,14 @@ def writer(argv: list[str]) -> int:
 def import_progress(argv: list[str]) -> int:
     """A bulk import of every session under SOURCE that prints each file's path as it is
     done (run_import's progress callback), so a test can kill it at a chosen file."""
+    from lazy.agents.discovery import Candidate
     from lazy.capture.bulk_import import run_import
-    from lazy.capture.discovery import Candidate, discover
+    from lazy.capture.discovery import discover_tool
 
     home, source, batch = Path(argv[0]), Path(argv[1]), int(argv[2])
     source_file.BATCH = batch
     store = Store.open(home)
-    d = discover([source], None, default_roots=False)
+    d = discover_tool("claude", [source], None, default_roots=False)
 
     def progress(c: Candidate) -> None:
         sys.stdout.write(f"{c.path}\n")

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lazy.aliases.registry import KINDS, RegistryWarning, SessionRegistry
+from lazy.agents import TOOLS
+from lazy.aliases.registry import RegistryWarning, SessionRegistry
 from lazy.os.lockfile import LockFile
 
 MODELS = (None, "model-a", "model-b")
@@ -60,7 +61,7 @@ def _ops(argv: list[str]) -> int:
     wait_for(go.exists, str(go))
     with log_path.open("w") as log:
         for n in range(count):
-            kind, scope = rng.choice(KINDS), rng.choice(scopes)
+            kind, scope = rng.choice(TOOLS), rng.choice(scopes)
             op: dict[str, Any] = {"kind": kind, "scope": scope}
             roll = rng.random()
             if roll < 0.5:

@@ -21,7 +21,7 @@ from harness import LAZY, child, import_all, integrity, numbering_gaps, scalar, 
 
 from fabricate.claude import SessionWriter, dumps, make_session, session_id, session_path
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import discover
+from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder, transcript
@@ -424,7 +424,7 @@ def test_file_of_only_snapshots_makes_no_builder(
 def test_file_deleted_between_discovery_and_read(store: Store, projects: Path) -> None:
     writers = [make_session(session_id(i, "vanish"), 2) for i in range(3)]
     paths = [w.write(session_path(projects, w.session_id)) for w in writers]
-    d = discover([projects], None, default_roots=False)
+    d = discover_tool("claude", [projects], None, default_roots=False)
     assert set(d.sessions) == {w.session_id for w in writers}
     gone = writers[1]
     paths[1].unlink()

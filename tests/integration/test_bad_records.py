@@ -555,7 +555,7 @@ def test_a_batch_too_big_for_sqlite_is_that_files_error(in_process: World) -> No
     whose raw batch is past it is that file's failure, not the store's. Here the limit is
     lowered, on the one connection this capture uses, to what a test can write."""
     from lazy.capture.bulk_import import run_import
-    from lazy.capture.discovery import discover
+    from lazy.capture.discovery import discover_tool
     from lazy.store import Store
 
     w = in_process
@@ -564,7 +564,7 @@ def test_a_batch_too_big_for_sqlite_is_that_files_error(in_process: World) -> No
     s.turn(os.urandom(300_000).hex(), "an answer to a prompt SQLite cannot hold")
     with Store.open(w.lazy_home) as store:
         store.conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 500_000)
-        d = discover([projects], None, default_roots=False)
+        d = discover_tool("claude", [projects], None, default_roots=False)
         rep = run_import(store, d, list(d.sessions))
     (skip,) = rep.skipped
     assert skip.path == str(s.path) and "SQLITE_TOOBIG" in skip.reason, skip

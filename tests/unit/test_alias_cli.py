@@ -14,7 +14,7 @@ from fabricate.claude import Session
 from lazy.aliases.registry import SessionRegistry
 from lazy.aliases.resolve import AmbiguousAlias, bind_builder, resolve_alias, resume_target
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import discover
+from lazy.capture.discovery import discover_tool
 from lazy.store import Store
 from lazy.store.queries import NotFound
 from support.cli import lazy
@@ -221,7 +221,7 @@ def test_bind_builder_binds_the_session_the_agent_resumes(store: Store, tmp_path
         resumed.write({**json.loads(line), "sessionId": resumed.id})
     resumed.last, resumed.n = first.last, first.n
     resumed.turn("second question", "second answer")
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     run_import(store, d, list(d.sessions))
     assert resume_target(store.conn, first.id) == ("claude", resumed.id)
 
@@ -243,4 +243,4 @@ def test_bind_builder_binds_the_session_the_agent_resumes(store: Store, tmp_path
     reg.bind("codex", scope, "r", "codex-thread")
     with pytest.raises(AmbiguousAlias, match="claude, codex"):
         resolve_alias(reg, scope, "r")
-    assert resolve_alias(reg, scope, "r", kind="codex") == ("codex", "codex-thread")
+    assert resolve_alias(reg, scope, "r", agent="codex") == ("codex", "codex-thread")

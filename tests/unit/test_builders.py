@@ -9,7 +9,7 @@ import orjson
 
 from fabricate.claude import Session
 from lazy.capture.bulk_import import plan, run_import
-from lazy.capture.discovery import discover
+from lazy.capture.discovery import discover_tool
 from lazy.capture.rederive import rederive
 from lazy.capture.source_file import capture_file
 from lazy.model import BuilderInfo
@@ -18,7 +18,7 @@ from lazy.store.queries import list_builders, resolve_builder, transcript
 
 
 def import_all(store: Store, root: Path) -> dict[str, BuilderInfo]:
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     run_import(store, d, list(d.sessions))
     return {b.id: b for b in list_builders(store.conn)}
 
@@ -213,9 +213,9 @@ def test_head_without_cwd_in_its_first_256_kb_is_still_discovered(tmp_path: Path
     s = Session(tmp_path / "projects", str(repo))
     s.write({"type": "file-history-snapshot", "messageId": "m", "snapshot": {}})
     s.user([{"type": "text", "text": "x" * 300_000}])  # a big paste pushes cwd past the head
-    d = discover([], str(repo), default_roots=False)
+    d = discover_tool("claude", [], str(repo), default_roots=False)
     assert d.sessions == {}  # (explicit sources are taken whole; check the filtered roots)
-    d = discover([tmp_path / "projects"], str(repo), default_roots=False)
+    d = discover_tool("claude", [tmp_path / "projects"], str(repo), default_roots=False)
     assert list(d.sessions) == [s.id]
 
 
@@ -240,7 +240,7 @@ def test_a_larger_copy_found_later_is_caught_up(store: Store, tmp_path: Path) ->
     s.turn("two", "2")  # the session moves on in another config dir
     (b / s.path.parent.name).mkdir(parents=True)
     (b / s.path.parent.name / s.path.name).write_bytes(s.path.read_bytes())
-    d = discover([a, b], None, default_roots=False)
+    d = discover_tool("claude", [a, b], None, default_roots=False)
     p = plan(store, d)
     assert p.behind == [s.id]
     run_import(store, d, p.behind)

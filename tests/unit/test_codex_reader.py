@@ -17,7 +17,7 @@ from fabricate import APP_CWD
 from fabricate.claude import Session
 from fabricate.codex import Call, Rollout
 from fabricate.opencode import create_db, oc_conv
-from lazy.agents import file_identity
+from lazy.agents import source_of
 from lazy.agents.codex.reader import CodexReader, is_harness
 from lazy.agents.jsonl import split_lines
 from lazy.capture.source_file import capture_file
@@ -48,7 +48,7 @@ def corpus_file(path: Path) -> Path:
 
 
 def read(path: Path, sid: str | None = None) -> tuple[ReadBatch, CodexReader]:
-    reader = CodexReader(str(path), sid or file_identity(path)[0])
+    reader = CodexReader(str(path), sid or source_of(path).session_id)
     return reader.read(split_lines(path.read_bytes(), 0, 1)), reader
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import discover
+from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, transcript
@@ -72,7 +72,7 @@ def copy_capture(root: Path) -> Path:
 
 
 def import_all(store: Store, root: Path) -> list[str]:
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     run_import(store, d, list(d.sessions))
     return [b.id for b in list_builders(store.conn)]
 

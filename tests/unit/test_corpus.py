@@ -10,7 +10,7 @@ import pytest
 
 from lazy.builders.regroup import refresh
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import discover
+from lazy.capture.discovery import discover_tool
 from lazy.capture.rederive import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
@@ -23,7 +23,7 @@ SOUND = f"{CCL}/real_projects/-Users-dain-workspace-JSSoundRecorder"
 
 
 def import_dir(store: Store, root: Path) -> list[BuilderInfo]:
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     run_import(store, d, list(d.sessions))
     return list_builders(store.conn)
 
@@ -33,7 +33,7 @@ def by_id(builders: list[BuilderInfo]) -> dict[str, BuilderInfo]:
 
 
 def test_every_corpus_file_imports_and_bad_lines_are_reported(store: Store, corpus: Path) -> None:
-    d = discover([corpus], None, default_roots=False)
+    d = discover_tool("claude", [corpus], None, default_roots=False)
     report = run_import(store, d, list(d.sessions))
     assert len(report.imported) >= 20
     assert len(list_builders(store.conn)) >= 30

@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from fabricate.claude import Session
-from lazy.capture import discovery
-from lazy.capture.discovery import FIRST_READ, HEAD_BYTES, discover
+from lazy.agents import discovery
+from lazy.agents.discovery import FIRST_READ, HEAD_BYTES
+from lazy.capture.discovery import discover_tool
 from lazy.model import ONESHOT_MARKER
 
 
@@ -31,7 +32,7 @@ def test_the_first_user_message_is_found_past_the_first_read(tmp_path: Path, pad
     one = padded(root, pad, f"{ONESHOT_MARKER}\nSummarise the diff")
     real = padded(root, pad, "what is in big.txt?", cwd="/work/real")
     assert one.path.stat().st_size < HEAD_BYTES
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     assert list(d.oneshots) == [one.id]
     assert list(d.sessions) == [real.id] and d.sessions[real.id].cwd == "/work/real"
 
@@ -44,13 +45,11 @@ def test_an_unchanged_file_is_not_read_again(
     other = padded(root, 100, "another question")
     reads: list[Path] = []
     real_read = discovery.read_head
-    monkeypatch.setattr(
-        discovery, "read_head", lambda p, t="claude": reads.append(p) or real_read(p, t)
-    )
-    discover([root], None, default_roots=False)
+    monkeypatch.setattr(discovery, "read_head", lambda p, a: reads.append(p) or real_read(p, a))
+    discover_tool("claude", [root], None, default_roots=False)
     assert sorted(reads) == sorted([s.path, other.path])
     reads.clear()
-    discover([root], None, default_roots=False)
+    discover_tool("claude", [root], None, default_roots=False)
     assert reads == []
     # rewritten with a one-shot's head: a new size, so read again and now left out
     lines = s.path.read_bytes().splitlines()
@@ -59,6 +58,6 @@ def test_an_unchanged_file_is_not_read_again(
     entry["message"]["content"] = f"{ONESHOT_MARKER}\nSummarise"
     lines[first_user] = orjson.dumps(entry)
     s.path.write_bytes(b"\n".join(lines) + b"\n")
-    d = discover([root], None, default_roots=False)
+    d = discover_tool("claude", [root], None, default_roots=False)
     assert reads == [s.path]
     assert list(d.oneshots) == [s.id] and list(d.sessions) == [other.id]

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from fabricate.claude import Session
-from lazy.capture.discovery import encode_dir
+from lazy.agents.claude.sources import encode_dir
 from support.cli import LAZY, lazy
 from support.pty import in_pty
 

@@ -31,15 +31,10 @@ from fabricate.opencode import (
     write_oldest_tree,
     write_v1_tree,
 )
-from lazy.agents.opencode.reader import (
-    BUSY_TIMEOUT_S,
-    Record,
-    SessionRef,
-    iso_ms,
-    list_sessions,
-    load_session,
-    read,
-)
+from lazy.agents.opencode.db import BUSY_TIMEOUT_S
+from lazy.agents.opencode.reader import read
+from lazy.agents.opencode.records import Record, SessionRef, iso_ms
+from lazy.agents.opencode.storage import list_sessions, load_session
 from lazy.blocks import TOOL_OUTPUT_KEPT
 from lazy.model import ONESHOT_MARKER, MessagePart, ReadBatch
 from support import CORPUS, require

@@ -115,7 +115,7 @@ def test_kinds(reg: SessionRegistry, repo: Path) -> None:
     for kind in ("claude", "codex", "opencode"):
         reg.bind(kind, repo, "same", f"nid-{kind}")
     # the same alias for three agents: three bindings
-    assert {e.kind: e.native_id for e in reg.entries()} == {
+    assert {e.agent: e.native_id for e in reg.entries()} == {
         "claude": "nid-claude",
         "codex": "nid-codex",
         "opencode": "nid-opencode",
@@ -124,7 +124,7 @@ def test_kinds(reg: SessionRegistry, repo: Path) -> None:
         with pytest.raises(ValueError, match="unknown session kind"):
             reg.bind(bad, repo, "x", "nid")
         with pytest.raises(ValueError, match="unknown session kind"):
-            reg.entries(kind=bad)
+            reg.entries(agent=bad)
 
 
 @pytest.mark.parametrize(
@@ -198,7 +198,7 @@ def test_registry_operations_as_the_seed_shows_them(tmp_path: Path, repo: Path) 
     registry.bind("codex", str(repo), "reviewer", "example-native-id", model=None, effort="low")
     registry.rename("codex", str(repo), "reviewer", "reviewer-v2")
     assert registry.resolve("codex", str(repo), "reviewer-v2") == "example-native-id"
-    assert len(registry.entries(kind="codex", scope=str(repo))) == 1
+    assert len(registry.entries(agent="codex", scope=str(repo))) == 1
     assert registry.forget("codex", str(repo), "reviewer-v2")
     assert registry.entries() == []
 
@@ -267,12 +267,12 @@ def test_entries_filters_and_order(reg: SessionRegistry, tmp_path: Path) -> None
         ("claude", a, "b"),
     ]:
         reg.bind(kind, scope, name, f"nid-{name}")
-    keys = [(e.kind, Path(e.scope).name, e.name) for e in reg.entries()]
+    keys = [(e.agent, Path(e.scope).name, e.name) for e in reg.entries()]
     assert keys == sorted(keys) and len(keys) == 5
-    assert [e.name for e in reg.entries(kind="claude")] == ["b", "n", "m"]
+    assert [e.name for e in reg.entries(agent="claude")] == ["b", "n", "m"]
     assert [e.name for e in reg.entries(scope=a)] == ["b", "n", "y"]
-    assert [e.name for e in reg.entries(kind="claude", scope=b)] == ["m"]
-    assert reg.entries(kind="codex", scope=b) == []
+    assert [e.name for e in reg.entries(agent="claude", scope=b)] == ["m"]
+    assert reg.entries(agent="codex", scope=b) == []
     on_disk = json.loads(reg.path.read_bytes())
     assert on_disk["version"] == 1
     assert [s["name"] for s in on_disk["sessions"]] == ["b", "n", "m", "y", "z"]

@@ -2,7 +2,8 @@
 
 A binding's key is (kind, scope, name):
 
-- kind: the agent, ``claude``, ``codex`` or ``opencode``; anything else is a ValueError;
+- kind (``agent`` in the code): the agent, one of ``lazy.agents.TOOLS`` (``claude``,
+  ``codex``, ``opencode``); anything else is a ValueError;
 - scope: the resolved absolute posix path of the working directory (case-normalised on
   Windows), so the same alias in two repositories, or for two agents, is two bindings;
 - name: an ASCII letter, then letters, digits, ``_``, ``.`` or ``-``; at most 64 characters.
@@ -69,13 +70,13 @@ from typing import Any, TypeVar
 
 import orjson
 
+from lazy.agents import TOOLS
 from lazy.os.durable import atomic_write_bytes, move_aside
 from lazy.os.lockfile import LockFile, LockLost
 from lazy.os.private import private_dir
 
 log = logging.getLogger(__name__)
 
-KINDS = ("claude", "codex", "opencode")
 VERSION = 1
 ENV_FILE = "LAZYBRIDGE_SESSIONS_FILE"
 NAME_RULE = (
@@ -130,10 +131,10 @@ class _NotARegistry(Exception):
 # ---- keys -----------------------------------------------------------------------------------
 
 
-def check_kind(kind: str) -> str:
-    if kind not in KINDS:
-        raise ValueError(f"unknown session kind {kind!r}: expected one of {', '.join(KINDS)}")
-    return kind
+def check_agent(agent: str) -> str:
+    if agent not in TOOLS:
+        raise ValueError(f"unknown session kind {agent!r}: expected one of {', '.join(TOOLS)}")
+    return agent
 
 
 def check_name(name: str) -> str:
@@ -172,7 +173,7 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class SessionEntry:
-    kind: str
+    agent: str
     scope: str
     name: str
     native_id: str
@@ -183,11 +184,11 @@ class SessionEntry:
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.kind, self.scope, self.name)
+        return (self.agent, self.scope, self.name)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
+            "kind": self.agent,
             "scope": self.scope,
             "name": self.name,
             "native_id": self.native_id,
@@ -213,7 +214,7 @@ def _entry(item: object) -> SessionEntry:
         if value is not None and not isinstance(value, str):
             raise ValueError(f"{key} is {value!r}, not a string or null")
         fields[key] = value
-    check_kind(fields["kind"])
+    fields["agent"] = check_agent(fields.pop("kind"))  # the file says "kind"
     check_name(fields["name"])
     check_native_id(fields["native_id"])
     scope = fields["scope"]
@@ -258,7 +259,7 @@ class _Doc:
             try:
                 entry = _entry(item)
                 if entry.key in doc.entries:
-                    raise ValueError(f"a second binding of {entry.name!r} ({entry.kind})")
+                    raise ValueError(f"a second binding of {entry.name!r} ({entry.agent})")
             except ValueError as e:
                 doc.kept.append(item)
                 doc.problems.append(f"entry {i + 1} of sessions: {e}")
@@ -329,29 +330,29 @@ class SessionRegistry:
 
     # ---- reading ----------------------------------------------------------------------------
 
-    def resolve(self, kind: str, scope: str | os.PathLike[str], name: str) -> str | None:
+    def resolve(self, agent: str, scope: str | os.PathLike[str], name: str) -> str | None:
         """The native id bound to the alias, or None."""
-        key = (check_kind(kind), normalize_scope(scope), check_name(name))
+        key = (check_agent(agent), normalize_scope(scope), check_name(name))
         entry = self._snapshot().entries.get(key)
         return entry.native_id if entry else None
 
-    def get(self, kind: str, scope: str | os.PathLike[str], name: str) -> SessionEntry | None:
+    def get(self, agent: str, scope: str | os.PathLike[str], name: str) -> SessionEntry | None:
         """The whole binding of the alias, or None."""
-        key = (check_kind(kind), normalize_scope(scope), check_name(name))
+        key = (check_agent(agent), normalize_scope(scope), check_name(name))
         return self._snapshot().entries.get(key)
 
     def entries(
-        self, kind: str | None = None, scope: str | os.PathLike[str] | None = None
+        self, agent: str | None = None, scope: str | os.PathLike[str] | None = None
     ) -> list[SessionEntry]:
-        """The bindings, sorted by (kind, scope, name); only ``kind``'s / ``scope``'s when
+        """The bindings, sorted by (agent, scope, name); only ``agent``'s / ``scope``'s when
         given."""
-        want_kind = check_kind(kind) if kind is not None else None
+        want_agent = check_agent(agent) if agent is not None else None
         want_scope = normalize_scope(scope) if scope is not None else None
         doc = self._snapshot()
         return [
             doc.entries[k]
             for k in sorted(doc.entries)
-            if (want_kind is None or k[0] == want_kind)
+            if (want_agent is None or k[0] == want_agent)
             and (want_scope is None or k[1] == want_scope)
         ]
 
@@ -359,7 +360,7 @@ class SessionRegistry:
 
     def bind(
         self,
-        kind: str,
+        agent: str,
         scope: str | os.PathLike[str],
         name: str,
         native_id: str,
@@ -368,7 +369,7 @@ class SessionRegistry:
     ) -> None:
         """Point the alias at ``native_id`` (creating it, or moving it: the created time
         stays). ``model``/``effort`` None keep what was recorded."""
-        key = (check_kind(kind), normalize_scope(scope), check_name(name))
+        key = (check_agent(agent), normalize_scope(scope), check_name(name))
         check_native_id(native_id)
         for what, value in (("model", model), ("effort", effort)):
             if value is not None and not isinstance(value, str):
@@ -393,27 +394,27 @@ class SessionRegistry:
 
         self._mutate(f"bind {name!r}", apply, None)
 
-    def rename(self, kind: str, scope: str | os.PathLike[str], old: str, new: str) -> None:
+    def rename(self, agent: str, scope: str | os.PathLike[str], old: str, new: str) -> None:
         """Rename an alias: KeyError when ``old`` is not bound, ValueError when ``new`` is."""
-        kind, where = check_kind(kind), normalize_scope(scope)
+        agent, where = check_agent(agent), normalize_scope(scope)
         check_name(old)
         check_name(new)
 
         def apply(doc: _Doc) -> tuple[None, bool]:
-            entry = doc.entries.get((kind, where, old))
+            entry = doc.entries.get((agent, where, old))
             if entry is None:
-                raise KeyError(f"no {kind} alias {old!r} in {where}")
-            if (kind, where, new) in doc.entries:
-                raise ValueError(f"a {kind} alias {new!r} already exists in {where}")
+                raise KeyError(f"no {agent} alias {old!r} in {where}")
+            if (agent, where, new) in doc.entries:
+                raise ValueError(f"a {agent} alias {new!r} already exists in {where}")
             del doc.entries[entry.key]
-            doc.entries[(kind, where, new)] = replace(entry, name=new, updated_at=_now())
+            doc.entries[(agent, where, new)] = replace(entry, name=new, updated_at=_now())
             return None, True
 
         self._mutate(f"rename {old!r} to {new!r}", apply, None)
 
-    def forget(self, kind: str, scope: str | os.PathLike[str], name: str) -> bool:
+    def forget(self, agent: str, scope: str | os.PathLike[str], name: str) -> bool:
         """Remove the alias; True when it was bound and the removal was saved."""
-        key = (check_kind(kind), normalize_scope(scope), check_name(name))
+        key = (check_agent(agent), normalize_scope(scope), check_name(name))
 
         def apply(doc: _Doc) -> tuple[bool, bool]:
             if key not in doc.entries:

@@ -2,7 +2,7 @@
 
 An alias names the conversation an agent resumes. A Builder joins many session files; the
 one its agent resumes is its most recent main session (the last of
-``BuilderInfo.session_ids``, ordered as the joining orders them), and the alias's kind is
+``BuilderInfo.session_ids``, ordered as the joining orders them), and the alias's agent is
 the Builder's tool. `lazy alias` binds through here, and `lazy builder --resume <alias>`
 resolves through here (re-binding when the agent answers a resume with a new id).
 """
@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from lazy.aliases.registry import KINDS, SessionEntry, SessionRegistry, check_name, normalize_scope
+from lazy.agents import TOOLS
+from lazy.aliases.registry import SessionEntry, SessionRegistry, check_name, normalize_scope
 from lazy.model import BuilderInfo
 from lazy.store.lookups import conversation_of, last_model
 from lazy.store.queries import NotFound, builder_info
@@ -25,15 +26,15 @@ class AmbiguousAlias(LookupError):
         self.name = name
         self.scope = scope
         self.entries = entries
-        kinds = ", ".join(e.kind for e in entries)
-        super().__init__(f"alias {name!r} is bound for {kinds} in {scope}; say which agent")
+        agents = ", ".join(e.agent for e in entries)
+        super().__init__(f"alias {name!r} is bound for {agents} in {scope}; say which agent")
 
 
 def resume_target(conn: sqlite3.Connection, builder_id: str) -> tuple[str, str]:
-    """(kind, native id) the agent resumes for a Builder: its tool, its most recent main
+    """(agent, native id) the agent resumes for a Builder: its tool, its most recent main
     session. NotFound when the store has no such Builder or it has no session to resume."""
     info = builder_info(conn, builder_id)
-    if info.tool not in KINDS:
+    if info.tool not in TOOLS:
         raise ValueError(f"conversation {builder_id} is from {info.tool!r}, which has no aliases")
     if not info.session_ids:
         raise NotFound(f"conversation {builder_id} has no session with messages to resume")
@@ -47,30 +48,30 @@ def bind_builder(
     builder_id: str,
     store_conn: sqlite3.Connection,
 ) -> tuple[str, str]:
-    """Bind ``name`` in ``scope`` to the session a Builder's agent resumes; returns (kind,
+    """Bind ``name`` in ``scope`` to the session a Builder's agent resumes; returns (agent,
     native id). ValueError for a bad name, NotFound for an unknown Builder; a failure to
     save is the registry's RegistryWriteWarning."""
     check_name(name)
-    kind, native_id = resume_target(store_conn, builder_id)
-    registry.bind(kind, scope, name, native_id, model=last_model(store_conn, builder_id))
-    return kind, native_id
+    agent, native_id = resume_target(store_conn, builder_id)
+    registry.bind(agent, scope, name, native_id, model=last_model(store_conn, builder_id))
+    return agent, native_id
 
 
 def resolve_alias(
     registry: SessionRegistry,
     scope: str | os.PathLike[str],
     name: str,
-    kind: str | None = None,
+    agent: str | None = None,
 ) -> tuple[str, str] | None:
-    """(kind, native id) the alias names in ``scope``, or None. Without ``kind``, a name
+    """(agent, native id) the alias names in ``scope``, or None. Without ``agent``, a name
     bound for several agents there is an :class:`AmbiguousAlias`."""
     check_name(name)
-    found = [e for e in registry.entries(kind=kind, scope=scope) if e.name == name]
+    found = [e for e in registry.entries(agent=agent, scope=scope) if e.name == name]
     if not found:
         return None
     if len(found) > 1:
         raise AmbiguousAlias(name, normalize_scope(scope), found)
-    return found[0].kind, found[0].native_id
+    return found[0].agent, found[0].native_id
 
 
 def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[BuilderInfo]:
@@ -78,7 +79,7 @@ def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[
     newest such), in any scope; one read of the registry for the lot."""
     names: dict[tuple[str, str], str] = {}
     for e in registry.entries():
-        names.setdefault((e.kind, e.native_id), e.name)
+        names.setdefault((e.agent, e.native_id), e.name)
     out = []
     for info in infos:
         alias = next(
@@ -105,9 +106,9 @@ def name_builder(
         if taken is not None and taken.native_id not in mine:
             other = conversation_of(conn, taken.native_id)
             raise NameTaken(name, info.project, other[0] if other else taken.native_id)
-    for e in registry.entries(kind=info.tool, scope=info.project):
+    for e in registry.entries(agent=info.tool, scope=info.project):
         if e.native_id in mine and e.name != name:
-            registry.forget(e.kind, e.scope, e.name)
+            registry.forget(e.agent, e.scope, e.name)
     if name is not None:
         bind_builder(registry, info.project, name, builder_id, conn)
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from lazy.agents import file_identity, make_reader, tool_of
+from lazy.agents import SourceRef, make_reader
+from lazy.agents.discovery import Candidate, Discovery
 from lazy.agents.files import open_source
 from lazy.agents.jsonl import LongLine, read_complete, split_lines
 from lazy.builders.regroup import refresh
 from lazy.capture import source_file
-from lazy.capture.discovery import Candidate, Discovery
 from lazy.capture.opencode import capture_session
 from lazy.capture.source_file import CaptureResult, Fresh, capture_file
 from lazy.model import ImportReport, QuarantineInfo, SkipInfo
@@ -94,17 +93,19 @@ def run_import(
 def _grown(cand: Candidate, read_offset: int, stamp: str | None) -> bool:
     """The source holds more than the store read of it: a file grew past where capture
     stopped; a record store (OpenCode) has a new stamp."""
-    if cand.ref is not None:
-        return bool(stamp != cand.ref.stamp)
+    if cand.records is not None:
+        return bool(stamp != cand.records.stamp)
     return read_offset < cand.size
 
 
 def capture(store: Store, cand: Candidate, fresh: Fresh | None = None) -> CaptureResult:
     """Capture one discovered candidate, whichever agent wrote it; Builders not regrouped."""
-    if cand.ref is not None:
+    if cand.records is not None:
         assert cand.data_dir is not None
-        return capture_session(store, cand.data_dir, cand.ref, regroup=False)
-    return capture_file(store, cand.path, regroup=False, fresh=fresh, agent=cand.tool)
+        return capture_session(
+            store, cand.data_dir, cand.records, regroup=False, source=cand.source
+        )
+    return capture_file(store, cand.path, regroup=False, fresh=fresh, source=cand.source)
 
 
 def _import_session(
@@ -182,27 +183,27 @@ class _Ahead:
         if self.next < len(self.order):
             upcoming = self.order[self.next]
             if (
-                upcoming.ref is None
+                upcoming.records is None
                 and upcoming.size > 0
                 and not source_files.known(self.store.conn, str(upcoming.path))
             ):
                 self.pending = (
                     upcoming,
-                    self.pool.submit(parse_ahead, upcoming.path, upcoming.tool),
+                    self.pool.submit(parse_ahead, upcoming.source),
                 )
         return fresh
 
 
-def parse_ahead(path: Path, agent: str | None = None) -> Fresh | None:
+def parse_ahead(source: SourceRef) -> Fresh | None:
     """Pure: touches the file, never the store. None when the file cannot be read."""
-    sid, subagent_id = file_identity(path)
+    path = source.location
     try:
         f, size, mtime = open_source(path)
         with f:
             data = read_complete(f, 0, source_file.BATCH)
         if isinstance(data, LongLine):
             return None  # capture archives it piece by piece, in its own transaction
-        reader = make_reader(agent or tool_of(path), str(path), sid, subagent_id)
+        reader = make_reader(source.agent, str(path), source.session_id, source.subagent_id)
         batch = reader.read(split_lines(data, 0, 1))
         return Fresh(size, mtime, data, compress_raw(data), batch, reader, prepare(batch))
     except Exception:  # unreadable, damaged, or a failure no rule foresaw: capture says why

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import watchfiles
 
+from lazy.agents import TOOLS, agent
 from lazy.capture.bulk_import import plan, run_import
 from lazy.capture.discovery import discover_tool, roots_of
 from lazy.capture.reread import reread
@@ -35,7 +36,6 @@ from lazy.store.sessions import builders_of
 
 log = logging.getLogger("lazy.capture.live")
 
-TOOLS = ("claude", "codex", "opencode")
 SWEEP = 30.0  # seconds between full sweeps
 DEBOUNCE = 0.25  # seconds: changes this close together are one telling
 _SESSION_FILES = (".jsonl", ".jsonl.zst", ".jsonl.gz")
@@ -160,8 +160,8 @@ class LiveCapture:
     def start(self) -> None:
         if self.on_change is not None:
             self._told = last_id(self.store().conn)  # messages up to it are known to the listener
-        for tool in TOOLS:  # the roots only: the first sweep, in its thread, lists the files
-            self.roots[tool] = roots_of(tool, self.extra_roots.get(tool))
+        for name in TOOLS:  # the roots only: the first sweep, in its thread, lists the files
+            self.roots[name] = roots_of(name, self.extra_roots.get(name))
         for target, name in ((self._sweeper, "lazy-sweep"), (self._watcher, "lazy-watch")):
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
@@ -237,10 +237,10 @@ class LiveCapture:
 
     # -- work ------------------------------------------------------------------------------
 
-    def _tool_of(self, path: Path) -> str | None:
-        for tool, roots in self.roots.items():
+    def _agent_of(self, path: Path) -> str | None:
+        for name, roots in self.roots.items():
             if any(path.is_relative_to(r) for r in roots):
-                return tool
+                return name
         return None
 
     def _changed(self, paths: set[Path]) -> None:
@@ -249,16 +249,18 @@ class LiveCapture:
         sessions: set[str] = set()
         stored = any(p.parent == self.home and p.name.startswith("store.db") for p in paths)
         for path in sorted(paths):
-            tool = self._tool_of(path)
-            if tool is None:
+            name = self._agent_of(path)
+            if name is None:
                 continue
-            if tool == "opencode" or not path.name.endswith(_SESSION_FILES):
-                sweep = sweep or tool == "opencode"
+            if agent(name).reads == "records":  # not one file per session: discovery lists them
+                sweep = True
+                continue
+            if not path.name.endswith(_SESSION_FILES):
                 continue
             if not source_files.known(store.conn, str(path)):
                 sweep = True  # new: discovery decides (lazy's own one-shots stay out)
                 continue
-            r = capture_file(store, path, agent=tool)
+            r = capture_file(store, path, agent=name)
             if r.status == "error":
                 self._failed(str(path), None, r.reason or "capture failed", r.code or "error", "")
             for q in r.quarantined:
@@ -276,23 +278,23 @@ class LiveCapture:
         store = self.store()
         result = Sweep(now(), 0.0)
         sessions: set[str] = set()
-        for tool in TOOLS:
+        for name in TOOLS:
             try:
-                sessions |= self._sweep_tool(store, tool, result)
+                sessions |= self._sweep_agent(store, name, result)
             except StoreError:
                 raise  # the store's failure: the whole sweep fails, and is tried again
             except Exception as e:  # this agent's sources: the next agent's still swept
-                f = self._failed("", None, f"the {tool} sweep failed", "sweep-error", repr(e))
+                f = self._failed("", None, f"the {name} sweep failed", "sweep-error", repr(e))
                 result.failures.append(f)
         self.last_sweep_at = result.at = now()
         result.seconds = time.monotonic() - started
         self._captured(sessions)
         return result
 
-    def _sweep_tool(self, store: Store, tool: str, result: Sweep) -> set[str]:
+    def _sweep_agent(self, store: Store, name: str, result: Sweep) -> set[str]:
         """One agent's part of a sweep: the sessions it captured."""
-        d = discover_tool(tool, list(self.extra_roots.get(tool, [])), None)
-        self.roots[tool] = d.roots
+        d = discover_tool(name, list(self.extra_roots.get(name, [])), None)
+        self.roots[name] = d.roots
         p = plan(store, d)
         todo = p.missing + p.behind
         if not todo:

@@ -12,11 +12,14 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from lazy.agents.opencode.reader import Record, SessionRef, load_session, read
+from lazy.agents import SourceRef
+from lazy.agents.opencode.reader import read
+from lazy.agents.opencode.records import Record, SessionRef
+from lazy.agents.opencode.sources import source_of
+from lazy.agents.opencode.storage import load_session
 from lazy.builders.regroup import refresh
-from lazy.capture.discovery import opencode_key
-from lazy.capture.projects import project_of
 from lazy.capture.source_file import CaptureResult, files_fault, unexpected
+from lazy.projects import project_of
 from lazy.records import ReadBatch
 from lazy.store import Store, StoreError, now_iso, source_files
 from lazy.store.archive import compress_raw, decompress
@@ -24,12 +27,19 @@ from lazy.store.messages import apply_batch
 
 
 def capture_session(
-    store: Store, data_dir: Path, ref: SessionRef, *, regroup: bool = True
+    store: Store,
+    data_dir: Path,
+    ref: SessionRef,
+    *,
+    regroup: bool = True,
+    source: SourceRef | None = None,
 ) -> CaptureResult:
-    key = opencode_key(ref)
-    result = CaptureResult(key, ref.session_id, "unchanged")
+    """Capture one listed session (``source``: the source it is, as discovery found it)."""
+    source = source or source_of(ref)
+    key = source.key
+    result = CaptureResult(key, source.session_id, "unchanged")
     try:
-        return _capture(store, data_dir, ref, key, result, regroup)
+        return _capture(store, data_dir, ref, source, result, regroup)
     except Exception as e:
         if isinstance(e, StoreError) and not files_fault(e):
             raise  # the store's failure, not this session's: the caller says it
@@ -37,8 +47,14 @@ def capture_session(
 
 
 def _capture(
-    store: Store, data_dir: Path, ref: SessionRef, key: str, result: CaptureResult, regroup: bool
+    store: Store,
+    data_dir: Path,
+    ref: SessionRef,
+    source: SourceRef,
+    result: CaptureResult,
+    regroup: bool,
 ) -> CaptureResult:
+    key = source.key
     seen = source_files.row(store.conn, key)
     if seen is not None and seen["stamp"] == ref.stamp:
         return result
@@ -47,13 +63,10 @@ def _capture(
     batch.quarantine += problems
     result.quarantined = list(batch.quarantine)
     with store.write() as c:
-        subagent_id = ref.session_id if ref.parent_id else None
-        fid = source_files.upsert_records(
-            c, key, ref.session_id, subagent_id, len(records), ref.mtime_ns, ref.stamp
-        )
+        fid = source_files.upsert_records(c, key, source, len(records), ref.mtime_ns, ref.stamp)
         archived = _archive(c, fid, records)
         added, updated, touched = apply_batch(
-            c, batch, key, "opencode", 0, replace=True, project_of=project_of
+            c, batch, key, source.agent, 0, replace=True, project_of=project_of
         )
     result.messages_added, result.messages_updated = added, updated
     result.bytes_read = archived
@@ -65,7 +78,7 @@ def _capture(
             "warning",
             f"{len(problems)} OpenCode record(s) could not be read; {q.origin}: {q.reason}",
             path=key,
-            session_id=ref.session_id,
+            session_id=source.session_id,
             code="BAD_RECORD",
         )
     if regroup and touched:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from lazy.agents import file_identity, make_reader
+from lazy.agents import agent
 from lazy.builders.regroup import refresh_in
 from lazy.capture.opencode import rederive_records
-from lazy.capture.projects import project_of
+from lazy.projects import project_of
 from lazy.store import Store, StoreError, sessions, source_files
 from lazy.store.messages import apply_batch
 
@@ -31,13 +31,15 @@ def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
         raise StoreError("nothing archived for this session", "ENOENT", session_id)
     sessions.forget(c, sessions.family(c, session_id))
     added = 0
-    for fid, spath, subagent_id, agent in files:
-        if agent == "opencode":
+    for fid, spath, subagent_id, name in files:
+        a = agent(name)
+        if a.reads == "records":
             added += rederive_records(c, fid, spath)
             continue
+        sid = a.source(Path(spath)).session_id
         for generation in source_files.generations(c, fid):
-            reader = make_reader(agent, spath, file_identity(Path(spath))[0], subagent_id)
+            reader = a.make_reader(spath, sid, subagent_id)
             for lines in source_files.archived_lines(c, fid, generation):
                 batch = reader.read(lines)
-                added += apply_batch(c, batch, spath, agent, generation, project_of=project_of)[0]
+                added += apply_batch(c, batch, spath, name, generation, project_of=project_of)[0]
     return added

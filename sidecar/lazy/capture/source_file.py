@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from lazy.agents import LineReader, file_identity, make_reader, tool_of
+from lazy.agents import LineReader, SourceRef, make_reader, source_of
 from lazy.agents.files import open_source
 from lazy.agents.jsonl import LongLine, read_complete, split_lines
 from lazy.builders.regroup import refresh
-from lazy.capture.projects import project_of
 from lazy.capture.refusal import strict_prefix
+from lazy.projects import project_of
 from lazy.records import Quarantined, ReadBatch, SessionFacts
 from lazy.store import Store, StoreError, sessions, source_files
 from lazy.store.archive import compress_raw
@@ -108,20 +108,22 @@ def capture_file(
     regroup: bool = True,
     fresh: Fresh | None = None,
     agent: str | None = None,
+    source: SourceRef | None = None,
 ) -> CaptureResult:
     """Capture what ``path`` holds beyond what the store has; idempotent.
 
     ``fresh`` is the file's first batch parsed ahead by :func:`parse_ahead`; it is used only
-    when the store turns out to know nothing of the file or its session. ``agent`` is the
-    agent that wrote it (default: told by its name).
+    when the store turns out to know nothing of the file or its session. ``source`` is the
+    source the file is, as discovery found it; else ``agent``'s (the agent that wrote it,
+    default: told by its name) reading of its name.
     """
-    sid, _ = file_identity(path)
-    agent = agent or tool_of(path)
+    source = source or source_of(path, agent)
+    sid = source.session_id
     result = CaptureResult(str(path), sid, "unchanged")
     for _ in range(20):
         try:
             # a retry carries on from what the lost race's committed batches stored
-            _capture(store, path, agent, fresh, result)
+            _capture(store, path, source, fresh, result)
             break
         except Conflict:
             fresh = None
@@ -187,9 +189,9 @@ def _fail(
 
 
 def _capture(
-    store: Store, path: Path, agent: str, fresh: Fresh | None, result: CaptureResult
+    store: Store, path: Path, source: SourceRef, fresh: Fresh | None, result: CaptureResult
 ) -> CaptureResult:
-    sid, subagent_id = file_identity(path)
+    sid, subagent_id = source.session_id, source.subagent_id
     try:
         f, size, mtime = open_source(path)  # closed below, across the batches
     except FileNotFoundError as e:
@@ -201,7 +203,7 @@ def _capture(
         return _fail(store, path, sid, "error", err, result)
     with f:
         try:
-            src = _Source(path, agent, sid, subagent_id, f, size, mtime)
+            src = _Source(path, source.agent, sid, subagent_id, f, size, mtime)
             return _capture_open(store, src, fresh, result)
         except OSError as e:  # the file went away or broke mid-read
             return _fail(store, path, sid, "error", e, result)

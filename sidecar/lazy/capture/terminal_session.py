@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from lazy.agents.discovery import Candidate, Discovery
 from lazy.capture.bulk_import import plan, run_import
-from lazy.capture.discovery import Candidate, Discovery, discover_tool
+from lazy.capture.discovery import discover_tool
 from lazy.index.indexer import SearchIndex
 from lazy.os.private import private_dir, private_opener
 from lazy.store import Store

@@ -13,7 +13,6 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.agents import TOOLS
 from lazy.aliases.registry import (
     ENV_FILE,
     RegistryWarning,
@@ -24,7 +23,17 @@ from lazy.aliases.registry import (
     normalize_scope,
 )
 from lazy.aliases.resolve import resume_target
-from lazy.cli.common import F, emit_json, err, json_option, open_store, out, shown, when
+from lazy.cli.common import (
+    AgentChoice,
+    F,
+    emit_json,
+    err,
+    json_option,
+    open_store,
+    out,
+    shown,
+    when,
+)
 from lazy.store import Store, lazy_home
 from lazy.store.lookups import conversation_of, last_model
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder, short_id
@@ -58,7 +67,7 @@ def registry_option(f: F) -> F:
 def tool_option(f: F) -> F:
     return click.option(
         "--tool",
-        type=click.Choice(TOOLS),
+        type=AgentChoice(),
         default=None,
         help="The agent whose alias it is, when the name is bound for several here.",
     )(f)
@@ -115,13 +124,13 @@ def _the_alias(registry: SessionRegistry, where: str, name: str, tool: str | Non
     except ValueError as e:
         raise _fail(str(e)) from e
     with _saving():
-        found = [e for e in registry.entries(kind=tool, scope=where) if e.name == name]
+        found = [e for e in registry.entries(agent=tool, scope=where) if e.name == name]
     if not found:
         of = f" {tool}" if tool else ""
         raise _fail(f"no{of} alias {name!r} in {where} (see `lazy alias list`)")
     if len(found) > 1:
-        kinds = ", ".join(e.kind for e in found)
-        raise _fail(f"alias {name!r} is bound for {kinds} in {where}; pick one with --tool")
+        agents = ", ".join(e.agent for e in found)
+        raise _fail(f"alias {name!r} is bound for {agents} in {where}; pick one with --tool")
     return found[0]
 
 
@@ -165,17 +174,17 @@ def alias_set(name: str, ident: str, scope: Path | None, registry_file: Path | N
     with open_store() as store:
         bid = _builder(store, ident)
         try:
-            kind, native_id = resume_target(store.conn, bid)
+            agent_name, native_id = resume_target(store.conn, bid)
         except (NotFound, ValueError) as e:
             raise _fail(str(e)) from e
         info = builder_info(store.conn, bid)
         with _saving():
-            before = registry.get(kind, where, name)
+            before = registry.get(agent_name, where, name)
             try:
-                registry.bind(kind, where, name, native_id, model=last_model(store.conn, bid))
+                registry.bind(agent_name, where, name, native_id, model=last_model(store.conn, bid))
             except ValueError as e:  # a session id no agent would take back (controls in it)
                 raise _fail(f"cannot name {info.short_id}: {e}") from e
-    line = Text.assemble((name, "bold"), f" → {kind} {native_id}")
+    line = Text.assemble((name, "bold"), f" → {agent_name} {native_id}")
     if info.summary:
         line.append_text(shown(f"  {info.summary[:60]}", "dim", multiline=False))
     out.print(line)
@@ -238,7 +247,13 @@ def alias_list(
     for e in entries:
         known = conversations.get(e.native_id)
         summary = shown(known[1] or "(no words)") if known else Text("not in the store", "dim")
-        row: list[str | Text] = [e.name, e.kind, short_id(e.native_id), summary, when(e.updated_at)]
+        row: list[str | Text] = [
+            e.name,
+            e.agent,
+            short_id(e.native_id),
+            summary,
+            when(e.updated_at),
+        ]
         t.add_row(*([e.scope] if all_scopes else []), *row)
     out.print(t)
 
@@ -258,12 +273,12 @@ def alias_rename(
     entry = _the_alias(registry, where, old, tool)
     try:
         with _saving():
-            registry.rename(entry.kind, where, old, new)
+            registry.rename(entry.agent, where, old, new)
     except KeyError as e:
         raise _fail(str(e.args[0])) from e
     except ValueError as e:
         raise _fail(str(e)) from e
-    out.print(Text.assemble("renamed ", (old, "bold"), " → ", (new, "bold"), f" ({entry.kind})"))
+    out.print(Text.assemble("renamed ", (old, "bold"), " → ", (new, "bold"), f" ({entry.agent})"))
 
 
 @alias.command("rm")
@@ -278,7 +293,7 @@ def alias_rm(name: str, tool: str | None, scope: Path | None, registry_file: Pat
     registry = SessionRegistry(registry_file)
     entry = _the_alias(registry, where, name, tool)
     with _saving():
-        removed = registry.forget(entry.kind, where, name)
+        removed = registry.forget(entry.agent, where, name)
     if not removed:
         raise _fail(f"alias {name!r} was removed by someone else meanwhile")
-    out.print(Text.assemble("removed ", (name, "bold"), f" ({entry.kind} {entry.native_id})"))
+    out.print(Text.assemble("removed ", (name, "bold"), f" ({entry.agent} {entry.native_id})"))

@@ -10,12 +10,13 @@ import time
 
 import click
 
-from lazy.capture.projects import project_of
+from lazy.agents import AGENTS, Agent
 from lazy.capture.terminal_session import INTERVAL, Supervisor, Ticker, log_path_for, report
 from lazy.cli.common import all_projects_option, json_option, open_store, resolve
 from lazy.cli.conversations import list_command, tool_option
 from lazy.cli.output import echo
 from lazy.config import lazy_home
+from lazy.projects import project_of
 from lazy.store.queries import NotFound, builder_info
 
 CLAUDE_ARGS = "lazy.claude_args"
@@ -110,25 +111,32 @@ def builder(
     ctx.exit(code)
 
 
+def terminal_agent() -> Agent:
+    """The agent `lazy builder` runs in a terminal: the first that resumes there."""
+    return next(a for a in AGENTS if a.resumes_in_terminal)
+
+
 def _resume_target(target: str, cwd: str) -> tuple[str, str | None]:
     """The Claude session id to resume, and the alias it came from (None for an id)."""
     from lazy.aliases.registry import default_session_registry
     from lazy.aliases.resolve import AmbiguousAlias, resolve_alias, resume_target
 
     try:
-        hit = resolve_alias(default_session_registry(), cwd, target, kind="claude")
+        hit = resolve_alias(default_session_registry(), cwd, target, agent=terminal_agent().name)
     except ValueError:
         hit = None  # not an alias's name (a uuid prefix starts with a digit): an id
-    except AmbiguousAlias as e:  # not with kind given; kept for a clear message anyway
+    except AmbiguousAlias as e:  # not with agent given; kept for a clear message anyway
         raise click.ClickException(str(e)) from e
     if hit is not None:
         return hit[1], target
     with open_store() as store:
         bid = resolve(store, target)
         info = builder_info(store.conn, bid)
-        if info.tool != "claude":
+        runs = terminal_agent()
+        if info.tool != runs.name:
             raise click.ClickException(
-                f"{info.short_id} is a {info.tool} conversation; lazy builder runs Claude Code"
+                f"{info.short_id} is a {info.tool} conversation;"
+                f" lazy builder runs {runs.display_name}"
             )
         try:
             return resume_target(store.conn, bid)[1], None

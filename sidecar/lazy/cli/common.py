@@ -21,20 +21,37 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from lazy.agents import TOOLS
 from lazy.builders.regroup import refresh
-from lazy.capture.projects import project_of
 from lazy.capture.reread import reread
 from lazy.cli.output import emit_json as emit_json
 from lazy.cli.output import err as err
 from lazy.cli.output import out as out
 from lazy.cli.output import shown as shown
 from lazy.model import QuarantineInfo
+from lazy.projects import project_of
 from lazy.store import Store, StoreError
 from lazy.store.db import explain
 from lazy.store.queries import Ambiguous, NotFound, resolve_builder
 from lazy.view.terminal import one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AgentChoice(click.Choice[str]):
+    """An agent's name (``--tool``): the registered agents, read when the value is parsed
+    (an agent a test registers after this module is imported is a choice too)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(TOOLS)
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass  # click's __init__ sets them: they are the registry's
 
 
 def progress(*columns: ProgressColumn | str) -> Progress:

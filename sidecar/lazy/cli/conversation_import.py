@@ -14,10 +14,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from lazy.agents import TOOLS
+from lazy.agents import Agent, agent
+from lazy.agents.discovery import Candidate, Discovery
 from lazy.capture.bulk_import import Plan, plan, run_import
-from lazy.capture.discovery import Candidate, Discovery, discover_tool
+from lazy.capture.discovery import discover_tool
 from lazy.cli.common import (
+    AgentChoice,
     all_projects_option,
     current_project,
     emit_json,
@@ -39,19 +41,18 @@ from lazy.model import ImportReport
 from lazy.store import Store
 from lazy.view.reading import list_builders
 
-_HINTS = {
-    "claude": "a Claude projects dir or a folder of .jsonl files) or set CLAUDE_CONFIG_DIR",
-    "codex": "a Codex home or a folder of rollouts) or set CODEX_HOME",
-    "opencode": "an OpenCode data dir) or set XDG_DATA_HOME",
-}
-
 
 def _nothing_found(d: Discovery, project: str | None, tool: str) -> None:
     where = "\n".join(f"  {r}{'' if r.is_dir() else '  (does not exist)'}" for r in d.roots)
     scope_note = f" for {project}" if project else ""
     out.print(f"No {NAMES[tool]} sessions found{scope_note}. Looked in:\n{where}")
     widen = ", or pass --all-projects to take every project" if project else ""
-    out.print(f"Point lazy elsewhere with --source DIR ({_HINTS[tool]}{widen}.")
+    out.print(f"Point lazy elsewhere with --source DIR ({_hint(agent(tool))}{widen}.")
+
+
+def _hint(a: Agent) -> str:
+    """Where --source should point for ``a``, and what moves its default roots."""
+    return f"{a.source_hint}) or set {' or '.join(a.env)}" if a.env else f"{a.source_hint})"
 
 
 def _oneshot_note(d: Discovery) -> None:
@@ -132,7 +133,7 @@ def _report(p: Plan, report: ImportReport) -> ImportReport:
 )
 @click.option(
     "--tool",
-    type=click.Choice(TOOLS),
+    type=AgentChoice(),
     default="claude",
     show_default=True,
     help="Whose history: Claude Code, Codex CLI or OpenCode.",

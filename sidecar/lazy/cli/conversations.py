@@ -6,9 +6,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.agents import TOOLS
-from lazy.capture.projects import project_label
 from lazy.cli.common import (
+    AgentChoice,
     F,
     all_projects_option,
     current_project,
@@ -24,6 +23,7 @@ from lazy.cli.common import (
 from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Task, Transcript
+from lazy.projects import project_label
 from lazy.store.tasks import list_tasks
 from lazy.view.reading import list_builders, transcript
 from lazy.view.reading import task as shown_task
@@ -81,7 +81,7 @@ def tool_option(f: F) -> F:
         "--tool",
         "tools",
         multiple=True,
-        type=click.Choice(TOOLS),
+        type=AgentChoice(),
         help="Only this agent's conversations; repeatable.",
     )(f)
 

@@ -26,9 +26,6 @@ COMMANDS = {
     "builder": "lazy.cli.builder:builder",
     "show": "lazy.cli.conversations:show",
     "import": "lazy.cli.memory_import:import_group",
-    "claude": "lazy.cli.memory_import:claude_group",
-    "codex": "lazy.cli.memory_import:codex_group",
-    "opencode": "lazy.cli.memory_import:opencode_group",
     "get": "lazy.cli.memories:get",
     "ls": "lazy.cli.memories:ls",
     "search": "lazy.cli.search:search_command",
@@ -80,16 +77,29 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *COMMANDS})
+        from lazy.agents import TOOLS
+
+        return sorted({*super().list_commands(ctx), *COMMANDS, *TOOLS})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         where = COMMANDS.get(cmd_name)
         if where is None:
-            return super().get_command(ctx, cmd_name)
+            return super().get_command(ctx, cmd_name) or _agent_command(cmd_name)
         module, attr = where.split(":")
         command = getattr(importlib.import_module(module), attr)
         assert isinstance(command, click.Command) and command.name == cmd_name, where
         return command
+
+
+def _agent_command(name: str) -> click.Command | None:
+    """`lazy <agent> ...`, for each registered agent (`lazy claude import`)."""
+    from lazy.agents import TOOLS
+
+    if name not in TOOLS:
+        return None
+    from lazy.cli.memory_import import agent_group
+
+    return agent_group(name)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

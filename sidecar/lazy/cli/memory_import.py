@@ -1,8 +1,9 @@
-"""`lazy import claude|codex|opencode` (aliases `lazy claude import`, ...): every message of
+"""`lazy import <agent>` (aliases `lazy claude import`, ...): every message of
 an agent's sessions as a memory at <tree-root>/<slug>/<sessions-node-name>/<session>/msg_<id>."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from lazy.agents import TOOL_NAMES
-from lazy.capture.discovery import Candidate
+from lazy.agents import TOOL_NAMES, TOOLS, Agent, agent
+from lazy.agents.discovery import Candidate
 from lazy.cli.common import counting, emit_json, open_store, out, print_quarantined, shown
 from lazy.cli.search import searchable
 from lazy.memories.session_import import Options, run
@@ -27,11 +28,6 @@ from lazy.model import AgentImportReport, SessionImport, SessionSkip
 from lazy.store import Store
 
 NAMES = TOOL_NAMES
-DEFAULT_SOURCES = {
-    "claude": "$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects",
-    "codex": "$CODEX_HOME (default ~/.codex): sessions/ and archived_sessions/",
-    "opencode": "$XDG_DATA_HOME/opencode (default ~/.local/share/opencode)",
-}
 
 
 SKIP_LABELS = {
@@ -59,7 +55,7 @@ def _when(value: str | None, flag: str) -> datetime | None:
     return t if t.tzinfo else t.astimezone()
 
 
-def _options(tool: str, kw: dict[str, Any]) -> Options:
+def _options(agent_name: str, kw: dict[str, Any]) -> Options:
     try:
         tree_root = parse_path(kw["tree_root"], "--tree-root")
         node_name = check_node_name(kw["sessions_node_name"])
@@ -84,17 +80,17 @@ def _options(tool: str, kw: dict[str, Any]) -> Options:
     )
 
 
-def _run(tool: str, o: Options, verbose: bool, as_json: bool) -> AgentImportReport:
+def _run(agent_name: str, o: Options, verbose: bool, as_json: bool) -> AgentImportReport:
     if o.dry_run:  # the real store is only read, for its slugs
-        return _with_progress(None, tool, o, verbose, as_json)
+        return _with_progress(None, agent_name, o, verbose, as_json)
     with open_store() as store:
-        report = _with_progress(store, tool, o, verbose, as_json)
+        report = _with_progress(store, agent_name, o, verbose, as_json)
         searchable(store)  # what was captured is searchable when the command returns
     return report
 
 
 def _with_progress(
-    store: Store | None, tool: str, o: Options, verbose: bool, as_json: bool
+    store: Store | None, agent_name: str, o: Options, verbose: bool, as_json: bool
 ) -> AgentImportReport:
     with counting("[bold]{task.description}") as bar:
         task = bar.add_task("reading sessions", total=None)
@@ -109,7 +105,7 @@ def _with_progress(
                 if verbose and not as_json:
                     bar.console.print(_session_line(item), highlight=False, soft_wrap=True)
 
-        return run(store, tool, o, progress)
+        return run(store, agent_name, o, progress)
 
 
 def _session_line(item: SessionImport | SessionSkip) -> Text:
@@ -175,23 +171,43 @@ def _summary(r: AgentImportReport, o: Options) -> None:
         out.print(f"Browse: lazy ls {first.node.rsplit('/', 2)[0]}")
 
 
-def _command(tool: str, name: str) -> click.Command:
-    claude = tool == "claude"
-
+def _command(agent_name: str, command_name: str) -> click.Command:
     def callback(**kw: Any) -> None:
-        o = _options(tool, kw)
-        report = _run(tool, o, kw["verbose"], kw["as_json"])
+        o = _options(agent_name, kw)
+        report = _run(agent_name, o, kw["verbose"], kw["as_json"])
         if kw["as_json"]:
             emit_json(report)
         else:
             _summary(report, o)
 
+    return click.Command(
+        command_name,
+        callback=callback,
+        params=_params(agent(agent_name)),
+        help=f"""Import {NAMES[agent_name]} sessions: one memory per message.
+
+        Each message becomes a memory at
+        <tree-root>/<project_slug>/<sessions-node-name>/<session_id>/msg_<message_id>,
+        readable with `lazy get <path>` and browsable with `lazy ls <path>`. Re-running
+        inserts only new messages and rewrites changed ones: (tree, name) is the identity.
+        The sessions are also captured into the store as conversations (`lazy conversations`).
+
+        \b
+        lazy import {agent_name}                          # every session, default source
+        lazy import {agent_name} --project ~/dev/app      # one project's sessions
+        lazy import {agent_name} --since 2026-01-01 --dry-run --full-transcript
+        """,
+        short_help=f"Import {NAMES[agent_name]} sessions as per-message memories.",
+    )
+
+
+def _params(a: Agent) -> list[click.Parameter]:
     params: list[click.Parameter] = [
         click.Option(
             ["--source", "sources"],
             multiple=True,
             type=click.Path(path_type=Path),
-            help=f"Read this dir instead of the default ({DEFAULT_SOURCES[tool]}); repeatable.",
+            help=f"Read this dir instead of the default ({a.roots_said}); repeatable.",
         ),
         click.Option(
             ["--project"],
@@ -234,7 +250,7 @@ def _command(tool: str, name: str) -> click.Command:
             help="Include sessions with fewer than 2 user messages (one-shots, warm-ups, aborts).",
         ),
     ]
-    if claude:
+    if not a.subagent_sessions:  # its subagents are part of their parent session
         params.append(
             click.Option(
                 ["--include-sidechains"],
@@ -253,41 +269,39 @@ def _command(tool: str, name: str) -> click.Command:
         ),
         click.Option(["--json", "as_json"], is_flag=True, help="Print the report as JSON."),
     ]
-    return click.Command(
-        name,
-        callback=callback,
-        params=params,
-        help=f"""Import {NAMES[tool]} sessions: one memory per message.
-
-        Each message becomes a memory at
-        <tree-root>/<project_slug>/<sessions-node-name>/<session_id>/msg_<message_id>,
-        readable with `lazy get <path>` and browsable with `lazy ls <path>`. Re-running
-        inserts only new messages and rewrites changed ones: (tree, name) is the identity.
-        The sessions are also captured into the store as conversations (`lazy conversations`).
-
-        \b
-        lazy import {tool}                          # every session, default source
-        lazy import {tool} --project ~/dev/app      # one project's sessions
-        lazy import {tool} --since 2026-01-01 --dry-run --full-transcript
-        """,
-        short_help=f"Import {NAMES[tool]} sessions as per-message memories.",
-    )
+    return params
 
 
-@click.group("import")
-def import_group() -> None:
-    """Import an agent's sessions as per-message memories (claude, codex, opencode)."""
+class _PerAgent(click.Group):
+    """A command per registered agent (read live: an agent a test registers is seen)."""
+
+    def __init__(self, name: str, make: Callable[[str], click.Command], **kw: Any) -> None:
+        super().__init__(name, **kw)
+        self.make = make
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *TOOLS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in TOOLS:
+            return self.make(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
-def _tool_group(tool: str) -> click.Group:
-    group = click.Group(tool, help=f"{NAMES[tool]} commands.")
-    group.add_command(_command(tool, "import"))
-    return group
+def _import_group() -> None:
+    pass
 
 
-for _tool in ("claude", "codex", "opencode"):
-    import_group.add_command(_command(_tool, _tool))
-
-claude_group, codex_group, opencode_group = (
-    _tool_group(t) for t in ("claude", "codex", "opencode")
+import_group = _PerAgent(
+    "import",
+    lambda agent_name: _command(agent_name, agent_name),
+    callback=_import_group,
+    help=f"Import an agent's sessions as per-message memories ({', '.join(TOOLS)}).",
 )
+
+
+def agent_group(agent_name: str) -> click.Group:
+    """`lazy <agent> ...`: the agent's own commands (`lazy claude import`)."""
+    group = click.Group(agent_name, help=f"{NAMES[agent_name]} commands.")
+    group.add_command(_command(agent_name, "import"))
+    return group

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from lazy.capture.projects import project_label
 from lazy.cli.common import (
     all_projects_option,
     counting,
@@ -22,6 +21,7 @@ from lazy.index.indexer import IndexUnreadable, SearchIndex
 from lazy.index.query import HELP, QueryError
 from lazy.index.search import search_scoped
 from lazy.model import SearchResults
+from lazy.projects import project_label
 from lazy.store import Store
 
 

@@ -40,6 +40,12 @@ def _by_tool(items: list[Stranded]) -> str:
     return ", ".join(f"{TOOL_NAMES[t]} {counts[t]}" for t in TOOLS if counts[t])
 
 
+def _every_agent(conjunction: str) -> str:
+    """The agents' names as a sentence says them: "Claude Code, Codex CLI or OpenCode"."""
+    names = [TOOL_NAMES[t] for t in TOOLS]
+    return ", ".join(names[:-1]) + f" {conjunction} " + names[-1] if len(names) > 1 else names[0]
+
+
 def capture_check(ctx: Context) -> Check:
     """Sessions of every agent in its default places, all projects, against the store.
     lazy's one-shots are never captured, so never counted; nor are sessions deleted from
@@ -78,11 +84,11 @@ def capture_check(ctx: Context) -> Check:
             f" never reached the store ({_by_tool(old)})."
         )
     if not found:
-        detail.append("no sessions of Claude Code, Codex CLI or OpenCode in their default places")
+        detail.append(f"no sessions of {_every_agent('or')} in their default places")
     elif not recent and not old:
         detail.append(
-            f"every conversation on disk is in the store ({found} session(s) of Claude Code,"
-            " Codex CLI and OpenCode in their default places)"
+            f"every conversation on disk is in the store ({found} session(s) of"
+            f" {_every_agent('and')} in their default places)"
         )
     if flight:
         detail.append(

@@ -14,7 +14,7 @@ from lazy.store.db import explain
 from lazy.store.schema import migrate
 
 if TYPE_CHECKING:
-    from lazy.capture.discovery import Discovery
+    from lazy.agents.discovery import Discovery
 
 # A check that needs the write lock (a trial of a repair) waits this long for another
 # process's: a store locked for longer is the store check's finding, not a minute per check.

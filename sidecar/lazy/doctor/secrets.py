@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lazy.agents import TOOL_NAMES, TOOLS
+from lazy.agents import TOOL_NAMES, TOOLS, agent
 from lazy.config import ConfigError, get
 from lazy.doctor.context import Context
 from lazy.doctor.report import Check
@@ -68,31 +68,31 @@ class _Found:
     kinds: Counter[str] = field(default_factory=Counter)
 
 
-def _recent_files(ctx: Context, tool: str) -> list[tuple[int, Path]]:
+def _recent_files(ctx: Context, name: str) -> list[tuple[int, Path]]:
     """(mtime_ns, path) of the agent's session files written in the last DAYS days."""
     since = time.time_ns() - DAYS * 86_400 * 10**9
     paths: list[tuple[int, Path]] = []
-    if tool == "opencode":
-        from lazy.capture.discovery import opencode_home
-
-        for root, _, names in os.walk(opencode_home()):
-            for name in names:
-                p = Path(root) / name
-                if name.endswith((".json", ".db", ".db-wal")):
-                    try:
-                        paths.append((p.stat().st_mtime_ns, p))
-                    except OSError:
-                        continue
+    a = agent(name)
+    if a.reads == "records":  # its sessions are not files: the files they are kept in
+        for top in a.default_roots():
+            for root, _, names in os.walk(top):
+                for name in names:
+                    p = Path(root) / name
+                    if name.endswith(a.record_files):
+                        try:
+                            paths.append((p.stat().st_mtime_ns, p))
+                        except OSError:
+                            continue
     else:
-        d = ctx.discovery(tool)
+        d = ctx.discovery(name)
         for sid in d.sessions:
             paths += [(c.mtime_ns, c.path) for c in d.files_of(sid)]
     return sorted((m, p) for m, p in paths if m >= since)[::-1]
 
 
-def _scan(ctx: Context, tool: str) -> _Found:
+def _scan(ctx: Context, name: str) -> _Found:
     found = _Found()
-    for _, path in _recent_files(ctx, tool):
+    for _, path in _recent_files(ctx, name):
         left = BUDGET - found.size
         if left <= 0:
             break
@@ -113,13 +113,13 @@ def _scan(ctx: Context, tool: str) -> _Found:
 def own_files_check(ctx: Context) -> Check:
     detail: list[str] = []
     files = size = 0
-    for tool in TOOLS:
-        f = _scan(ctx, tool)
+    for name in TOOLS:
+        f = _scan(ctx, name)
         files, size = files + f.files, size + f.size
         if f.kinds:
             total = sum(f.kinds.values())
             detail.append(
-                f"{TOOL_NAMES[tool]}: {total:,} in {f.holding:,} file(s): {_by_rule(f.kinds)}"
+                f"{TOOL_NAMES[name]}: {total:,} in {f.holding:,} file(s): {_by_rule(f.kinds)}"
             )
     said = (
         f"read {files:,} file(s), {size / 1e6:,.1f} MB: those written in the last {DAYS} days,"

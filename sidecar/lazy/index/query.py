@@ -20,6 +20,7 @@ from typing import Literal
 
 import tantivy
 
+from lazy.agents import TOOLS
 from lazy.index.schema import KINDS, MACHINE_ROLES, TAGS, analyzer, split_humps, tag
 
 HELP = """\
@@ -63,7 +64,6 @@ Scope = Literal["conversations", "tasks", "memories", "tools", "all"]
 TermKind = Literal["word", "prefix", "phrase"]
 
 SCOPES: tuple[Scope, ...] = ("conversations", "tasks", "memories", "tools", "all")
-TOOLS = ("claude", "codex", "opencode")
 ROLES = ("user", "assistant", "reasoning", "tool_call", "tool_result", "system")
 # keyword filters: (value, negated) pairs; the rest (in:, after:, before:) are single
 KEYWORD_FILTERS = ("project", "tool", "role", "builder", "model")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import orjson
 
 from lazy.agents.claude.memory import MemoryRecord, Unreadable, memory_dirs, read_records
-from lazy.capture.discovery import claude_roots, encode_dir, worktrees
+from lazy.agents.claude.sources import claude_roots, encode_dir
+from lazy.agents.discovery import worktrees
 from lazy.memories.tree import DEFAULT_TREE_ROOT, join, label
 from lazy.store import Store
 from lazy.store.memories import Planned, contents, given_slug, reconcile, slug_for

@@ -21,10 +21,11 @@ from typing import Any
 
 import orjson
 
+from lazy.agents import agent
+from lazy.agents.discovery import Discovery
 from lazy.blocks import answered, note_calls, render_all
 from lazy.capture.bulk_import import run_import
-from lazy.capture.discovery import Discovery, discover_tool
-from lazy.capture.projects import git_remote, is_under
+from lazy.capture.discovery import discover_tool
 from lazy.memories.tree import DEFAULT_NODE_NAME, DEFAULT_TREE_ROOT, join, label
 from lazy.model import (
     AgentImportReport,
@@ -33,6 +34,7 @@ from lazy.model import (
     SessionSkip,
     SkipInfo,
 )
+from lazy.projects import git_remote, is_under
 from lazy.store import Store, StoreError, lazy_home, parse_iso
 from lazy.store.archive import unpack_blocks
 from lazy.store.db import fetch_row
@@ -50,8 +52,6 @@ TEMP_ROOTS = (
     "/var/folders",
     "/dev/shm",
 )
-
-PROVIDER_OF_TOOL = {"claude": "anthropic"}
 
 
 @dataclass
@@ -101,16 +101,16 @@ Progress = Callable[[str, Any], None]
 
 
 def run(
-    store: Store | None, tool: str, o: Options, progress: Progress | None = None
+    store: Store | None, agent_name: str, o: Options, progress: Progress | None = None
 ) -> AgentImportReport:
-    """Import ``tool``'s sessions as memories. A dry run (``store`` None) captures into a
+    """Import ``agent_name``'s sessions as memories. A dry run (``store`` None) captures into a
     throwaway store and writes nothing anywhere else."""
     report = AgentImportReport(
-        tool=tool,
+        tool=agent_name,
         dry_run=o.dry_run,
         content_mode="full_transcript" if o.full else "default",
     )
-    d = discover_tool(tool, o.sources, None, default_roots=not o.sources)
+    d = discover_tool(agent_name, o.sources, None, default_roots=not o.sources)
     report.sources = [str(r) for r in d.roots]
     report.found = len(d.sessions)
     wanted = []
@@ -122,9 +122,9 @@ def run(
             _note_skip(report, skip, progress)
     if o.dry_run or store is None:
         with _scratch() as scratch:
-            _capture_and_plan(scratch, d, wanted, tool, o, report, progress)
+            _capture_and_plan(scratch, d, wanted, agent_name, o, report, progress)
     else:
-        _capture_and_plan(store, d, wanted, tool, o, report, progress)
+        _capture_and_plan(store, d, wanted, agent_name, o, report, progress)
     return report
 
 
@@ -148,7 +148,7 @@ def _capture_and_plan(
     store: Store,
     d: Discovery,
     wanted: list[str],
-    tool: str,
+    agent_name: str,
     o: Options,
     report: AgentImportReport,
     progress: Progress | None,
@@ -161,7 +161,7 @@ def _capture_and_plan(
     report.errors += [e for e in captured.skipped if not e.reason.startswith("empty")]
     for sid in wanted:
         if _guarded(store, sid, o, report, progress):
-            for key in _children(store.conn, sid, tool, o):
+            for key in _children(store.conn, sid, agent_name, o):
                 _guarded(store, key, o, report, progress)
 
 
@@ -185,11 +185,11 @@ def _guarded(
         return False
 
 
-def _children(conn: sqlite3.Connection, sid: str, tool: str, o: Options) -> list[str]:
+def _children(conn: sqlite3.Connection, sid: str, agent_name: str, o: Options) -> list[str]:
     """The subagent sessions an imported one brings (Claude's only with
     --include-sidechains; a Codex or OpenCode child thread is a session of its own)."""
     keys: list[str] = []
-    if tool != "claude" or o.include_sidechains:
+    if agent(agent_name).subagent_sessions or o.include_sidechains:
         keys += [
             r[0]
             for r in conn.execute(
@@ -272,7 +272,8 @@ def _note_skip(report: AgentImportReport, skip: SessionSkip, progress: Progress 
 
 
 def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
-    if s["tool"] == "claude" and s["kind"] == "sidechain":
+    a = agent(s["tool"])
+    if not a.subagent_sessions and s["kind"] == "sidechain":  # a file of the parent's
         r = c.execute(
             "SELECT path FROM source_files WHERE session_id=? AND agent_id=? LIMIT 1",
             (s["parent_session_id"], s["agent_id"]),
@@ -284,13 +285,12 @@ def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
         ).fetchone()
     if r is None:
         return None
-    path = str(r[0])
-    return path.split("#", 1)[0] if "#" in path else path  # an OpenCode db#session
+    return a.location(str(r[0]))
 
 
-def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[Planned]:
-    """The memories a stored session makes, in its order."""
-    tool = s["tool"]
+def _base(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> dict[str, Any]:
+    """What every memory of a stored session says of where it came from."""
+    agent_name = s["tool"]
     cwd = s["cwd"]
     project = s["project"]
     git_root = (
@@ -298,10 +298,11 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
         if project and cwd and project != cwd and (Path(project) / ".git").exists()
         else None
     )
-    native_id = s["parent_session_id"] if tool == "claude" and s["kind"] == "sidechain" else s["id"]
+    part_of_parent = s["kind"] == "sidechain" and not agent(agent_name).subagent_sessions
+    native_id = s["parent_session_id"] if part_of_parent else s["id"]
     base: dict[str, Any] = {
         "type": "agent_session",
-        "source_tool": tool,
+        "source_tool": agent_name,
         "source_session_id": native_id,
         "source_session_title": s["title"],
         "source_cwd": cwd,
@@ -318,6 +319,13 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
     if s["kind"] == "sidechain":
         base["source_parent_session_id"] = s["parent_session_id"]
         base["source_agent_id"] = s["agent_id"]
+    return base
+
+
+def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[Planned]:
+    """The memories a stored session makes, in its order."""
+    agent_name = s["tool"]
+    base = _base(c, s, slug, o)
     rows = c.execute(
         "SELECT key, role, kinds, text, blocks, ts, model, tool_name, provider, agent_mode, meta"
         " FROM messages WHERE session_id=? ORDER BY seq",
@@ -356,7 +364,7 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
             source_message_role=role,
             source_message_block_kinds=orjson.loads(kinds),
             source_model=model,
-            source_provider=provider or s["provider"] or PROVIDER_OF_TOOL.get(tool),
+            source_provider=provider or s["provider"] or agent(agent_name).provider,
             source_agent_mode=mode,
             source_tool_name=tool_name,
         )

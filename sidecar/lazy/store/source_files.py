@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from lazy.agents import SourceRef
 from lazy.agents.jsonl import HEAD_KEPT, Line, LongLine, pieces, split_lines
 from lazy.os.clock import now_iso
 from lazy.store import sessions
@@ -204,8 +205,7 @@ def deleted(conn: sqlite3.Connection, session_id: str) -> bool:
 def upsert_records(
     c: sqlite3.Connection,
     key: str,
-    session_id: str,
-    subagent_id: str | None,
+    source: SourceRef,
     records: int,
     mtime: int,
     stamp: str,
@@ -214,11 +214,22 @@ def upsert_records(
     returns its row's id."""
     c.execute(
         "INSERT INTO source_files(path, tool, session_id, agent_id, size, mtime_ns, stamp,"
-        " read_offset, lines_read, updated_at) VALUES (?, 'opencode', ?, ?, ?, ?, ?, ?, ?, ?)"
+        " read_offset, lines_read, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
         " stamp=excluded.stamp, read_offset=excluded.read_offset,"
         " lines_read=excluded.lines_read, updated_at=excluded.updated_at",
-        (key, session_id, subagent_id, records, mtime, stamp, records, records, now_iso()),
+        (
+            key,
+            source.agent,
+            source.session_id,
+            source.subagent_id,
+            records,
+            mtime,
+            stamp,
+            records,
+            records,
+            now_iso(),
+        ),
     )
     return file_id(c, key)
 

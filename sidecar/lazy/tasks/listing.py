@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from lazy.capture.projects import is_under
 from lazy.model import Task
+from lazy.projects import is_under
 from lazy.store.queries import builder_projects
 from lazy.store.tasks import list_tasks
 from lazy.view.reading import task as shown

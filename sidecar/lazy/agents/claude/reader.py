@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from lazy.agents import facts_for
 from lazy.agents.jsonl import Line, read_records
+from lazy.agents.lines import SessionLines
 from lazy.blocks import clip, result_block
 from lazy.records import (
     ONESHOT_MARKER,
@@ -280,26 +280,11 @@ def _text_of(content: Any) -> str | None:
     return None
 
 
-class ClaudeReader:
-    """Reads one Claude Code JSONL file, batch by batch.
+class ClaudeReader(SessionLines):
+    """Reads one Claude Code JSONL file, batch by batch. What earlier reads of a session
+    taught (first user message seen, /clear start) comes back through ``load``."""
 
-    ``file_session`` is the session id the file name gives; ``agent_hint`` the agent id of a
-    subagent file (from ``agent-<id>.jsonl``). ``load`` returns what earlier reads of a
-    session taught (first user message seen, /clear start), so batches compose.
-    """
-
-    def __init__(
-        self,
-        path: str,
-        file_session: str,
-        agent_hint: str | None = None,
-        load: Callable[[str], SessionFacts | None] | None = None,
-    ):
-        self.path = path
-        self.file_session = file_session
-        self.agent_hint = agent_hint
-        self.facts: dict[str, SessionFacts] = {}
-        self._load = load
+    def _begin(self) -> None:
         self._chains: dict[str, str] = {}  # uuid -> inline sidechain it belongs to
 
     def session_key(self, obj: dict[str, Any]) -> tuple[str, str | None]:
@@ -308,10 +293,10 @@ class ClaudeReader:
         A session file's lines belong to the file's session, whatever id a line names (a
         copy's first line can keep its origin's). A subagent file's lines name the parent.
         """
-        if self.agent_hint is not None:
+        if self.subagent_id is not None:
             sid = obj.get("sessionId")
             sid = sid if isinstance(sid, str) and sid else self.file_session
-            agent = obj.get("agentId") or self.agent_hint
+            agent = obj.get("agentId") or self.subagent_id
             return f"{sid}:{agent}", sid
         sid = self.file_session
         if obj.get("isSidechain") is True:
@@ -329,7 +314,7 @@ class ClaudeReader:
         return sid, None
 
     def _facts(self, batch: ReadBatch, key: str) -> SessionFacts:
-        return facts_for(batch, self.facts, key, self._load)
+        return self._facts_of(batch, key)
 
     def read(self, lines: Iterable[Line]) -> ReadBatch:
         batch = ReadBatch()
@@ -418,47 +403,79 @@ class ClaudeReader:
         batch: ReadBatch,
         key: str,
     ) -> MessagePart | None:
-        message = obj.get("message")
         if etype == "system":
-            subtype = obj.get("subtype")
-            if subtype in SYSTEM_NOISE:
-                return None
-            content = obj.get("content")
-            if subtype == "compact_boundary":
-                content = content or "Conversation compacted"
-            if not isinstance(content, str) or not content.strip():
-                return None
-            if subtype == "local_command" and is_local_boilerplate(content):
-                self._note_command(content, facts)
-                return None
-            blocks = [{"type": "text", "text": content}]
-            return MessagePart(uuid, uuid, "system", blocks, ts, line_no, meta=True)
+            return self._system_part(obj, uuid, ts, line_no, facts)
+        message = obj.get("message")
         if not isinstance(message, dict):
             return None
-        content = message.get("content")
         if etype == "assistant":
-            mid = message.get("id")
-            model = message.get("model")
-            if model == "<synthetic>":  # the CLI wrote it itself ("No response requested.")
-                return MessagePart(
-                    uuid, uuid, "system", normalize_blocks(content), ts, line_no, meta=True
-                )
-            if key not in batch.sidechain_of and facts.head_msg is None and isinstance(mid, str):
-                facts.head_msg = mid
-            usage = message.get("usage")
-            rid = obj.get("requestId")
+            return self._assistant_part(obj, message, uuid, ts, line_no, facts, batch, key)
+        return self._user_part(obj, message, uuid, ts, line_no, meta, facts, batch, key)
+
+    def _system_part(
+        self, obj: dict[str, Any], uuid: str, ts: str | None, line_no: int, facts: SessionFacts
+    ) -> MessagePart | None:
+        subtype = obj.get("subtype")
+        if subtype in SYSTEM_NOISE:
+            return None
+        content = obj.get("content")
+        if subtype == "compact_boundary":
+            content = content or "Conversation compacted"
+        if not isinstance(content, str) or not content.strip():
+            return None
+        if subtype == "local_command" and is_local_boilerplate(content):
+            self._note_command(content, facts)
+            return None
+        blocks = [{"type": "text", "text": content}]
+        return MessagePart(uuid, uuid, "system", blocks, ts, line_no, meta=True)
+
+    def _assistant_part(
+        self,
+        obj: dict[str, Any],
+        message: dict[str, Any],
+        uuid: str,
+        ts: str | None,
+        line_no: int,
+        facts: SessionFacts,
+        batch: ReadBatch,
+        key: str,
+    ) -> MessagePart:
+        content = message.get("content")
+        mid = message.get("id")
+        model = message.get("model")
+        if model == "<synthetic>":  # the CLI wrote it itself ("No response requested.")
             return MessagePart(
-                mid if isinstance(mid, str) and mid else uuid,
-                uuid,
-                "assistant",
-                normalize_blocks(content),
-                ts,
-                line_no,
-                model=model if isinstance(model, str) else None,
-                request_id=rid if isinstance(rid, str) else None,
-                usage=usage if isinstance(usage, dict) else None,
+                uuid, uuid, "system", normalize_blocks(content), ts, line_no, meta=True
             )
-        # user line
+        if key not in batch.sidechain_of and facts.head_msg is None and isinstance(mid, str):
+            facts.head_msg = mid
+        usage = message.get("usage")
+        rid = obj.get("requestId")
+        return MessagePart(
+            mid if isinstance(mid, str) and mid else uuid,
+            uuid,
+            "assistant",
+            normalize_blocks(content),
+            ts,
+            line_no,
+            model=model if isinstance(model, str) else None,
+            request_id=rid if isinstance(rid, str) else None,
+            usage=usage if isinstance(usage, dict) else None,
+        )
+
+    def _user_part(
+        self,
+        obj: dict[str, Any],
+        message: dict[str, Any],
+        uuid: str,
+        ts: str | None,
+        line_no: int,
+        meta: bool,
+        facts: SessionFacts,
+        batch: ReadBatch,
+        key: str,
+    ) -> MessagePart | None:
+        content = message.get("content")
         spawned = obj.get("toolUseResult")
         if isinstance(spawned, dict) and isinstance(spawned.get("agentId"), str):
             batch.spawns.add((key, spawned["agentId"]))
@@ -470,14 +487,7 @@ class ClaudeReader:
                 return None
             if is_local_boilerplate(text):
                 self._note_command(text, facts)
-                # The caveat before it (older releases wrote it untagged) goes with it.
-                parent = obj.get("parentUuid")
-                if isinstance(parent, str):
-                    batch_parts = batch.parts.get(key, [])
-                    if batch_parts and batch_parts[-1].uuid == parent and batch_parts[-1].meta:
-                        batch_parts.pop()
-                    else:
-                        batch.retract.setdefault(key, []).append(parent)
+                self._retract_caveat(obj, batch, key)
                 return None
         if obj.get("isCompactSummary"):
             meta = True
@@ -497,6 +507,17 @@ class ClaudeReader:
                 facts.first_user_seen = True
                 facts.oneshot = first.startswith(ONESHOT_MARKER)
         return MessagePart(uuid, uuid, "system" if meta else "user", blocks, ts, line_no, meta=meta)
+
+    def _retract_caveat(self, obj: dict[str, Any], batch: ReadBatch, key: str) -> None:
+        """The caveat before a built-in command (older releases wrote it untagged) goes
+        with it: out of this batch, or retracted from what an earlier one kept."""
+        parent = obj.get("parentUuid")
+        if isinstance(parent, str):
+            batch_parts = batch.parts.get(key, [])
+            if batch_parts and batch_parts[-1].uuid == parent and batch_parts[-1].meta:
+                batch_parts.pop()
+            else:
+                batch.retract.setdefault(key, []).append(parent)
 
     def _note_command(self, text: str, facts: SessionFacts) -> None:
         inv = command_invocation(text)

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
-from lazy.agents import facts_for
 from lazy.agents.jsonl import Line, read_records
+from lazy.agents.lines import SessionLines
 from lazy.agents.nesting import too_deep
 from lazy.blocks import clip, result_block
 from lazy.records import MessagePart, ReadBatch, Role, SessionFacts
@@ -134,22 +134,13 @@ def _arguments(value: Any) -> Any:
     return clip(value)
 
 
-class CodexReader:
+class CodexReader(SessionLines):
     """Same contract as :class:`lazy.agents.claude.reader.ClaudeReader`: ``read`` turns complete
     lines into a :class:`ReadBatch` keyed by thread id; ``load`` brings back what earlier
     captures of the thread learnt (the turn being read, its model) so batches compose."""
 
-    def __init__(
-        self,
-        path: str,
-        file_session: str,
-        agent_hint: str | None = None,
-        load: Callable[[str], SessionFacts | None] | None = None,
-    ):
-        self.path = path
-        self.sid = file_session
-        self.facts: dict[str, SessionFacts] = {}
-        self._load = load
+    def _begin(self) -> None:
+        self.sid = self.file_session
         self._meta_seen = False
         self._subagent_since: str | None = None  # a subagent replays its parent's lines first
         self._turn = ""
@@ -162,7 +153,7 @@ class CodexReader:
     # -- state carried across captures -------------------------------------------------------
 
     def _facts(self, batch: ReadBatch) -> SessionFacts:
-        return facts_for(batch, self.facts, self.sid, self._load)
+        return self._facts_of(batch, self.sid)
 
     def _resume(self, f: SessionFacts, line_no: int) -> None:
         self._started = True

@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcException
 from lazy.ask.ask import AskError, ask_transcript, question_of
 from lazy.ask.oneshot import OneShotCancelled, OneShotError
 from lazy.ask.subject import subject
-from lazy.capture.projects import project_of
+from lazy.projects import project_of
 from lazy.server.protocol import ASK_FAILED, AskRunParams, AskRunResult
 from lazy.server.rpc import as_rpc_error, params_of
 from lazy.server.sidecar import Sidecar

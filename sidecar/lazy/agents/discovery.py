@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lazy.agents import SourceRef
+from lazy.agents.base import SourceRef
 from lazy.agents.files import open_source
 from lazy.agents.jsonl import split_lines
 from lazy.projects import is_under, project_of
 from lazy.records import Quarantined
 
 if TYPE_CHECKING:
-    from lazy.agents import Agent
+    from lazy.agents.base import Agent
 
 HEAD_BYTES = 256 * 1024  # the most of a file read to find its first user message
 FIRST_READ = 16 * 1024

@@ -11,7 +11,7 @@ from typing import IO
 
 import zstandard
 
-from lazy.agents import COMPRESSED
+from lazy.agents.base import COMPRESSED
 
 
 def decompress_frames(data: bytes) -> bytes:

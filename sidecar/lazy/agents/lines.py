@@ -3,7 +3,7 @@ name gives, the subagent id, and the facts a session's earlier batches and captu
 
 from __future__ import annotations
 
-from lazy.agents import Load, facts_for
+from lazy.agents.base import Load, facts_for
 from lazy.records import ReadBatch, SessionFacts
 
 

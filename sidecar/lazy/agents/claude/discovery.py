@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lazy.agents.claude.sources import NAME, encode_dir
+from lazy.agents.base import Agent
+from lazy.agents.claude.sources import encode_dir
 from lazy.agents.discovery import (
     Candidate,
     Discovery,
@@ -28,16 +29,13 @@ def _files(root: Path) -> list[Path]:
     return out
 
 
-def discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
+def discover(me: Agent, roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
     """Session files under ``roots``, for ``project`` (None: all).
 
     Files under an ``explicit`` root are all taken; the others are filtered to sessions
     whose cwd lies in the project or one of its worktrees. When the same session is in
     several dirs, the most complete copy wins (largest, then newest).
     """
-    from lazy.agents import agent
-
-    me = agent(NAME)
     result = Discovery(roots=roots)
     repos = worktrees(project) if project else []
     prefixes = [encode_dir(r) for r in repos]

@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from lazy.agents import SourceRef, jsonl_stem, unique
+from lazy.agents.base import SourceRef, jsonl_stem, unique
 
 NAME = "claude"
 

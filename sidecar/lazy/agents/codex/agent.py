@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.agents import Agent, LineReader, Load
+from lazy.agents.base import Agent, LineReader, Load
 from lazy.agents.codex.sources import NAME, codex_home, recognises, source_of
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def _discover(roots: list[Path], explicit: list[Path], project: str | None) -> D
     # imported when discovering: capturing one file (a hook, every turn) needs none of it
     from lazy.agents.codex.discovery import discover
 
-    return discover(roots, explicit, project)
+    return discover(CODEX, roots, explicit, project)
 
 
 CODEX = Agent(

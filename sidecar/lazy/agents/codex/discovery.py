@@ -8,8 +8,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from lazy.agents import COMPRESSED
-from lazy.agents.codex.sources import NAME
+from lazy.agents.base import COMPRESSED, Agent
 from lazy.agents.discovery import Candidate, Discovery, as_child, collect, file_candidate
 from lazy.records import Quarantined
 
@@ -29,10 +28,7 @@ def _rollouts(root: Path) -> list[Path]:
     return sorted(out)
 
 
-def _listed(root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:
-    from lazy.agents import agent
-
-    me = agent(NAME)
+def _listed(me: Agent, root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:
     for path in _rollouts(root):
         found = file_candidate(path, me, problems)
         if found is not None:
@@ -40,6 +36,6 @@ def _listed(root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:
             yield as_child(cand, head.parent)
 
 
-def discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
+def discover(me: Agent, roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
     """Codex rollouts under ``roots``; with ``project``, those whose cwd lies in it."""
-    return collect(roots, project, _listed)
+    return collect(roots, project, lambda root, problems: _listed(me, root, problems))

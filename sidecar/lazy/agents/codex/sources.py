@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lazy.agents import SourceRef, jsonl_stem, uuid_tail
+from lazy.agents.base import SourceRef, jsonl_stem, uuid_tail
 
 NAME = "codex"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.agents import Agent
+from lazy.agents.base import Agent
 from lazy.agents.opencode.sources import NAME, key_location, opencode_home
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ def _discover(roots: list[Path], explicit: list[Path], project: str | None) -> D
     # imported when discovering: capturing one file (a hook, every turn) needs none of it
     from lazy.agents.opencode.discovery import discover
 
-    return discover(roots, explicit, project)
+    return discover(OPENCODE, roots, explicit, project)
 
 
 OPENCODE = Agent(

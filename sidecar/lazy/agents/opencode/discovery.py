@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from lazy.agents.base import Agent
 from lazy.agents.discovery import Candidate, Discovery, as_child, collect
 from lazy.agents.opencode.records import iso_ms
 from lazy.agents.opencode.sources import source_of
@@ -22,7 +23,7 @@ def _listed(root: Path, problems: list[Quarantined]) -> Iterator[Candidate]:
         yield as_child(cand, ref.parent_id)
 
 
-def discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
+def discover(me: Agent, roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
     """OpenCode sessions in each data dir of ``roots``; with ``project``, those whose
     directory lies in it."""
     return collect(roots, project, _listed)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.agents import SourceRef
+from lazy.agents.base import SourceRef
 
 if TYPE_CHECKING:
     from lazy.agents.opencode.records import SessionRef

@@ -56,15 +56,6 @@ MAX_LINES = 80
 
 # SQL is written in store/ alone; OpenCode's reader reads OpenCode's own database.
 SQL_HOMES = ("lazy.store", "lazy.agents.opencode")
-# Modules that still write SQL, owned by other helpers of issue 14 and not moved yet: each line
-# is one module to empty into store/ and then strike from here (a module struck too late, or
-# gone, fails the last test below).
-SQL_NOT_MOVED_YET: frozenset[str] = frozenset(
-    {
-        # the "agents" helper: its SQL is interleaved with the per-agent branches it replaces
-        "lazy.memories.session_import",
-    }
-)
 SQL_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|PRAGMA)\b")
 
 
@@ -305,15 +296,8 @@ def test_sql_is_written_in_store_alone() -> None:
     outside = [
         f"{m.path.relative_to(ROOT)}: lines {', '.join(map(str, lines))}"
         for m in MODULES.values()
-        if not _in(m.name, SQL_HOMES) and m.name not in SQL_NOT_MOVED_YET
+        if not _in(m.name, SQL_HOMES)
         for lines in [sorted(set(_sql(m.tree)))]
         if lines
     ]
     assert not outside, "SQL outside store/ (move it into a store/ module):\n" + "\n".join(outside)
-
-
-def test_the_sql_allowlist_holds_only_modules_that_still_write_sql() -> None:
-    stale = sorted(
-        n for n in SQL_NOT_MOVED_YET if n not in MODULES or not any(_sql(MODULES[n].tree))
-    )
-    assert not stale, f"strike from SQL_NOT_MOVED_YET, they write no SQL now: {stale}"

@@ -37,8 +37,18 @@ from lazy.model import (
 from lazy.projects import git_remote, is_under
 from lazy.store import Store, StoreError, lazy_home, parse_iso
 from lazy.store.archive import unpack_blocks
-from lazy.store.db import fetch_row
-from lazy.store.memories import Planned, given_slugs, reconcile, slug_for
+from lazy.store.memories import (
+    Planned,
+    give_slugs,
+    given_slugs,
+    reconcile,
+    session_messages,
+    session_of,
+    sidechains_of,
+    slug_for,
+    source_key,
+    user_prompts,
+)
 
 # Part of every memory's meta: bumping it rewrites every memory on the next import.
 IMPORTER_VERSION = "lazy-agent-import/1"
@@ -137,7 +147,7 @@ def _scratch() -> Iterator[Store]:
     try:
         rows = given_slugs(lazy_home() / "store.db")
         with scratch.write() as c:
-            c.executemany("INSERT INTO project_slugs VALUES (?,?)", rows)
+            give_slugs(c, rows)
         yield scratch
     finally:
         scratch.close()
@@ -176,7 +186,7 @@ def _guarded(
         raise  # the store's failure: the CLI says it
     except Exception as e:
         detail = f"{type(e).__name__}: {e}"
-        s = fetch_row(store.conn, f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,))
+        s = session_of(store.conn, key)
         path = (_source_file(store.conn, s) if s is not None else None) or ""
         store.log("error", "could not be imported as memories", path=path, session_id=key,
                   code=type(e).__name__, detail=detail)  # fmt: skip
@@ -190,21 +200,8 @@ def _children(conn: sqlite3.Connection, sid: str, agent_name: str, o: Options) -
     --include-sidechains; a Codex or OpenCode child thread is a session of its own)."""
     keys: list[str] = []
     if agent(agent_name).subagent_sessions or o.include_sidechains:
-        keys += [
-            r[0]
-            for r in conn.execute(
-                "SELECT id FROM sessions WHERE parent_session_id=? AND kind='sidechain'"
-                " ORDER BY started_at, id",
-                (sid,),
-            )
-        ]
+        keys += sidechains_of(conn, sid)
     return keys
-
-
-_SESSION_COLS = (
-    "id, tool, kind, parent_session_id, agent_id, project, cwd, git_branch, version, title,"
-    " git_commit, git_repo, provider, started_at"
-)
 
 
 def _import_session(
@@ -212,7 +209,7 @@ def _import_session(
 ) -> bool:
     """Plan and reconcile one stored session's memories; False when it is left out."""
     conn = store.conn
-    s = fetch_row(conn, f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (key,))
+    s = session_of(conn, key)
     skip = _left_out_stored(conn, key, s, o)
     if skip is not None:
         _note_skip(report, skip, progress)
@@ -255,10 +252,7 @@ def _left_out_stored(
         return None
     skip = _left_out(key, s["cwd"], s["started_at"], o)
     if skip is None and not o.include_trivial:
-        users = conn.execute(
-            "SELECT COUNT(*) FROM messages WHERE session_id=? AND role='user' AND meta=0",
-            (key,),
-        ).fetchone()[0]
+        users = user_prompts(conn, key)
         if users < 2:
             reason = f"{users} user message(s): trivial (--include-trivial takes it)"
             skip = SessionSkip(session_id=key, kind="trivial", reason=reason, cwd=s["cwd"])
@@ -274,18 +268,10 @@ def _note_skip(report: AgentImportReport, skip: SessionSkip, progress: Progress 
 def _source_file(c: sqlite3.Connection, s: sqlite3.Row) -> str | None:
     a = agent(s["tool"])
     if not a.subagent_sessions and s["kind"] == "sidechain":  # a file of the parent's
-        r = c.execute(
-            "SELECT path FROM source_files WHERE session_id=? AND agent_id=? LIMIT 1",
-            (s["parent_session_id"], s["agent_id"]),
-        ).fetchone()
+        key = source_key(c, s["parent_session_id"], s["agent_id"])
     else:
-        r = c.execute(
-            "SELECT path FROM source_files WHERE session_id=? ORDER BY agent_id IS NOT NULL LIMIT 1",
-            (s["id"],),
-        ).fetchone()
-    if r is None:
-        return None
-    return a.location(str(r[0]))
+        key = source_key(c, s["id"])
+    return None if key is None else a.location(key)
 
 
 def _base(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> dict[str, Any]:
@@ -326,11 +312,7 @@ def plan(c: sqlite3.Connection, s: sqlite3.Row, slug: str, o: Options) -> list[P
     """The memories a stored session makes, in its order."""
     agent_name = s["tool"]
     base = _base(c, s, slug, o)
-    rows = c.execute(
-        "SELECT key, role, kinds, text, blocks, ts, model, tool_name, provider, agent_mode, meta"
-        " FROM messages WHERE session_id=? ORDER BY seq",
-        (s["id"],),
-    ).fetchall()
+    rows = session_messages(c, s["id"])
     messages = [(r, unpack_blocks(r[4], r[3])) for r in rows]
     tool_names: dict[str, str] = {}
     for _, blocks in messages:

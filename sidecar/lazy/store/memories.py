@@ -15,6 +15,7 @@ import orjson
 
 from lazy.model import MemoryView, TreeChild
 from lazy.os.clock import now_iso
+from lazy.store.db import fetch_row
 
 _SLUG_UNSAFE = re.compile(r"[^a-z0-9_]+")
 
@@ -167,3 +168,70 @@ def contents(conn: sqlite3.Connection, tree: str) -> dict[str, str]:
     """The content of each memory directly in ``tree``, by name."""
     rows = conn.execute("SELECT name, content FROM memories WHERE tree=?", (tree,)).fetchall()
     return {str(name): str(content) for name, content in rows}
+
+
+# ---- what `lazy import <agent>` reads of the stored sessions (lazy.memories.session_import)
+
+_SESSION_COLS = (
+    "id, tool, kind, parent_session_id, agent_id, project, cwd, git_branch, version, title,"
+    " git_commit, git_repo, provider, started_at"
+)
+
+
+def give_slugs(c: sqlite3.Connection, rows: Iterable[tuple[str, str]]) -> None:
+    """Record slugs given out elsewhere (a dry run's scratch store copies the real one's)."""
+    c.executemany("INSERT INTO project_slugs VALUES (?,?)", rows)
+
+
+def session_of(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
+    """A stored session's row: what its memories say of where they came from."""
+    return fetch_row(conn, f"SELECT {_SESSION_COLS} FROM sessions WHERE id=?", (session_id,))
+
+
+def sidechains_of(conn: sqlite3.Connection, session_id: str) -> list[str]:
+    """The subagent sessions of a session, in the order they started."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM sessions WHERE parent_session_id=? AND kind='sidechain'"
+            " ORDER BY started_at, id",
+            (session_id,),
+        )
+    ]
+
+
+def user_prompts(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many prompts the user typed in a session (harness text not counted)."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM messages WHERE session_id=? AND role='user' AND meta=0",
+        (session_id,),
+    ).fetchone()
+    return int(row[0])
+
+
+def source_key(
+    c: sqlite3.Connection, session_id: str, subagent_id: str | None = None
+) -> str | None:
+    """The store's key of the source a session was read from: with ``subagent_id``, that
+    subagent's file of the session; else the session's own (its main file first)."""
+    if subagent_id is not None:
+        r = c.execute(
+            "SELECT path FROM source_files WHERE session_id=? AND agent_id=? LIMIT 1",
+            (session_id, subagent_id),
+        ).fetchone()
+    else:
+        r = c.execute(
+            "SELECT path FROM source_files WHERE session_id=? ORDER BY agent_id IS NOT NULL LIMIT 1",
+            (session_id,),
+        ).fetchone()
+    return None if r is None else str(r[0])
+
+
+def session_messages(c: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
+    """A session's messages in order, as memories are planned from them."""
+    rows: list[sqlite3.Row] = c.execute(
+        "SELECT key, role, kinds, text, blocks, ts, model, tool_name, provider, agent_mode, meta"
+        " FROM messages WHERE session_id=? ORDER BY seq",
+        (session_id,),
+    ).fetchall()
+    return rows

@@ -78,6 +78,13 @@ class Agent:
     # the file a source's store key names, when the key is not the file's path (OpenCode's
     # database holds every session: ``<db>#<session>``)
     key_location: Callable[[str], str] | None = None
+    # how its sessions join into conversations (lazy.builders.rules): Claude Code's are
+    # joined over its uuid DAG (a resume copies the lines it continues; 1.0.x replays them);
+    # an agent that resumes in the same file joins only by what a session says it continues
+    joins_by_uuid_dag: bool = False
+    # the title it gives a forked session, the origin's title in the first group (OpenCode's
+    # "<title> (fork #n)")
+    fork_title: re.Pattern[str] | None = None
 
     def make_reader(
         self, path: str, session_id: str, subagent_id: str | None = None, load: Load | None = None

@@ -34,12 +34,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from lazy.agents import AGENTS
 from lazy.store.sessions import SessionNode
 
 # Bumped whenever the joining rules change: stored conversations then regroup by the new
 # rules on the next refresh, with no re-import.
 JOIN_VERSION = 5
-_FORK_TITLE = re.compile(r"^(.*) \(fork #\d+\)$")
 
 
 @dataclass
@@ -76,9 +76,9 @@ class _Seen:
         for s in sessions:
             if s.facts.head_msg:
                 self.first_with.setdefault(s.facts.head_msg, s)
-            if s.agent == "opencode" and s.facts.title:
+            if _fork_title(s) is not None and s.facts.title:
                 self.first_with.setdefault("title:" + s.facts.title, s)
-            if s.agent == "claude" and s.version.startswith("1."):
+            if _by_dag(s) and s.version.startswith("1."):
                 self.old_in.setdefault(s.project, []).append(s)
 
     def earlier(self, s: SessionNode, ids: Iterable[str]) -> str | None:
@@ -118,16 +118,36 @@ def link(s: SessionNode, seen: _Seen) -> tuple[str | None, str]:
     if s.facts.clear_start:
         return None, "root"
     # a copy: a fork from 2.x on (and whenever it says so), a resume in 1.0.x
+    dag = _by_dag(s)
     copy = "continue" if s.version.startswith("1.") and not s.facts.forked else "fork"
-    if s.agent != "claude":  # Codex resumes in the same file; a fork names its origin
+    if not dag:  # it resumes in the same file: a copy is a fork, naming its origin
         copy = "fork"
     if s.facts.copied_from:
         return seen.placed_before(s, seen.by_id.get(s.facts.copied_from)), copy
-    if s.agent == "opencode" and s.facts.title and (m := _FORK_TITLE.match(s.facts.title)):
-        return seen.placed_before(s, seen.first_with.get("title:" + m.group(1))), "fork"
-    if s.agent != "claude":
-        return None, "root"  # the uuid-DAG rules below are Claude Code's
+    if (m := _fork_of(s)) is not None:
+        return seen.placed_before(s, seen.first_with.get("title:" + m)), "fork"
+    if not dag:
+        return None, "root"  # the rules below are over the uuid DAG
     return _claude_link(s, seen, copy)
+
+
+def _by_dag(s: SessionNode) -> bool:
+    """Whether the session's agent joins over the uuid DAG (an agent no longer registered,
+    say a test's, joins by what its sessions say alone)."""
+    a = AGENTS.get(s.agent)
+    return a is not None and a.joins_by_uuid_dag
+
+
+def _fork_title(s: SessionNode) -> re.Pattern[str] | None:
+    a = AGENTS.get(s.agent)
+    return None if a is None else a.fork_title
+
+
+def _fork_of(s: SessionNode) -> str | None:
+    """The origin's title, when the agent names forks by title and this is one."""
+    pattern = _fork_title(s)
+    m = pattern.match(s.facts.title) if pattern is not None and s.facts.title else None
+    return m.group(1) if m else None
 
 
 def _claude_link(s: SessionNode, seen: _Seen, copy: str) -> tuple[str | None, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from lazy.agents import AGENTS
 from lazy.blocks import answered, calls, note_calls, render
 from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
 from lazy.store.archive import unpack_blocks
@@ -317,9 +318,10 @@ class BuilderSource:
     exists: bool  # still there: agents delete old sessions, lazy keeps its copy
 
 
-def _source_path(agent: str, key: str) -> str:
-    # an OpenCode database's sessions are stored as "<db>#<session>"
-    return key.rsplit("#", 1)[0] if agent == "opencode" and "#" in key else key
+def _source_path(name: str, key: str) -> str:
+    # the file a source's key names (an OpenCode database's sessions are "<db>#<session>")
+    a = AGENTS.get(name)
+    return key if a is None else a.location(key)
 
 
 def builder_sources(conn: sqlite3.Connection, bid: str) -> list[BuilderSource]:

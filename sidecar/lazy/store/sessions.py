@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lazy.agents import AGENTS
 from lazy.records import SessionFacts
 
 # How a later batch's value merges into the stored one (``{c}`` is the column):
@@ -249,7 +250,7 @@ def nodes(c: sqlite3.Connection, is_summary: Callable[[str], bool]) -> list[Sess
             " FROM sessions WHERE kind='main' AND oneshot=0"
         )
     ]
-    claude = {n.id: n for n in out if n.agent == "claude"}
+    claude = {n.id: n for n in out if _by_dag(n.agent)}
     heads, parents = _owners_of(c, "head_uuid"), _owners_of(c, "head_parent")
     links = _link_owners(c)
     for n in claude.values():
@@ -260,6 +261,11 @@ def nodes(c: sqlite3.Connection, is_summary: Callable[[str], bool]) -> list[Sess
     for n in old:
         n.summary_holders = _summary_holders(c, n, old, is_summary)
     return out
+
+
+def _by_dag(name: str) -> bool:
+    a = AGENTS.get(name)
+    return a is not None and a.joins_by_uuid_dag
 
 
 # another session holding an entry: its id has no ":" (a sidechain's has)

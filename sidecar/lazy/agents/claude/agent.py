@@ -37,6 +37,7 @@ CLAUDE = Agent(
     discover=_discover,
     reads="lines",
     resumes_in_terminal=True,
+    joins_by_uuid_dag=True,
     source_hint="a Claude projects dir or a folder of .jsonl files",
     roots_said="$CLAUDE_CONFIG_DIR/projects and ~/.claude/projects",
     subagent_sessions=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,4 +36,5 @@ OPENCODE = Agent(
     roots_said="$XDG_DATA_HOME/opencode (default ~/.local/share/opencode)",
     record_files=(".json", ".db", ".db-wal"),
     key_location=key_location,
+    fork_title=re.compile(r"^(.*) \(fork #\d+\)$"),
 )

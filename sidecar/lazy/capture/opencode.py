@@ -102,7 +102,7 @@ def _archive(c: sqlite3.Connection, fid: int, records: list[Record]) -> int:
     return size
 
 
-def rederive_records(c: sqlite3.Connection, fid: int, key: str) -> int:
+def rederive_records(c: sqlite3.Connection, fid: int, key: str, agent_name: str) -> int:
     """Re-read a session from the newest archived version of each of its records."""
     records = [
         Record(kind, record_id, "", decompress(data), origin)
@@ -114,7 +114,7 @@ def rederive_records(c: sqlite3.Connection, fid: int, key: str) -> int:
     order = {"session": 0, "message": 1, "part": 2}
     records.sort(key=lambda r: (order.get(r.kind, 3), r.id))
     batch = _said(read(records))
-    return apply_batch(c, batch, key, "opencode", 0, replace=True, project_of=project_of)[0]
+    return apply_batch(c, batch, key, agent_name, 0, replace=True, project_of=project_of)[0]
 
 
 def _said(batch: ReadBatch) -> ReadBatch:

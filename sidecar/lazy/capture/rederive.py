@@ -34,7 +34,7 @@ def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
     for fid, spath, subagent_id, name in files:
         a = agent(name)
         if a.reads == "records":
-            added += rederive_records(c, fid, spath)
+            added += rederive_records(c, fid, spath, a.name)
             continue
         sid = a.source(Path(spath)).session_id
         for generation in source_files.generations(c, fid):

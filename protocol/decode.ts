@@ -2,7 +2,7 @@
 // One decoder for each shape the sidecar sends (every result, every notification's
 // params), as strict as the schema: a sidecar of another version fails at the edge,
 // naming the field that did not match.
-import { arr, bool, int, literal, nullable, num, obj, optional, record, str, tuple, type Decoder } from "../extension/src/protocol/decoders";
+import { arr, bool, int, literal, nullable, num, obj, optional, record, str, tuple, unknown, type Decoder } from "../extension/src/protocol/decoders";
 import type * as P from "./protocol";
 
 export const askRunResult: Decoder<P.AskRunResult> = obj<P.AskRunResult>({
@@ -175,6 +175,66 @@ export const tasksPromoteResult: Decoder<P.TasksPromoteResult> = obj<P.TasksProm
   overlapping: arr(task),
 });
 
+export const findMatch: Decoder<P.FindMatch> = obj<P.FindMatch>({
+  number: int,
+  count: int,
+});
+
+export const transcriptsFindResult: Decoder<P.TranscriptsFindResult> = obj<P.TranscriptsFindResult>({
+  matches: arr(findMatch),
+  total: int,
+});
+
+export const diffFile: Decoder<P.DiffFile> = obj<P.DiffFile>({
+  path: str,
+  diff: str,
+  added: optional(int),
+  removed: optional(int),
+  language: optional(nullable(str)),
+});
+
+export const subagentRef: Decoder<P.SubagentRef> = obj<P.SubagentRef>({
+  session_id: str,
+  agent_id: optional(nullable(str)),
+  description: optional(nullable(str)),
+  agent_type: optional(nullable(str)),
+  message_count: optional(int),
+  outcome: optional(nullable(str)),
+});
+
+export const todoItem: Decoder<P.TodoItem> = obj<P.TodoItem>({
+  text: str,
+  status: optional(str),
+});
+
+export const toolCall: Decoder<P.ToolCall> = obj<P.ToolCall>({
+  id: optional(nullable(str)),
+  name: str,
+  kind: optional(literal("shell", "read", "edit", "write", "search", "todo", "web", "task", "mcp", "plan", "other")),
+  summary: str,
+  input: optional(unknown),
+  output: optional(nullable(str)),
+  output_chars: optional(nullable(int)),
+  is_error: optional(bool),
+  exit_code: optional(nullable(int)),
+  duration_ms: optional(nullable(int)),
+  diff: optional(arr(diffFile)),
+  todos: optional(arr(todoItem)),
+  subagent: optional(nullable(subagentRef)),
+  mcp_server: optional(nullable(str)),
+  result_number: optional(nullable(int)),
+});
+
+export const part: Decoder<P.Part> = obj<P.Part>({
+  kind: literal("text", "thinking", "tool", "image", "file", "harness", "notice"),
+  text: optional(str),
+  label: optional(nullable(str)),
+  tool: optional(nullable(toolCall)),
+  media_type: optional(nullable(str)),
+  bytes: optional(nullable(int)),
+  name: optional(nullable(str)),
+});
+
 export const messageView: Decoder<P.MessageView> = obj<P.MessageView>({
   number: int,
   role: str,
@@ -184,7 +244,10 @@ export const messageView: Decoder<P.MessageView> = obj<P.MessageView>({
   kinds: arr(str),
   model: optional(nullable(str)),
   tool_name: optional(nullable(str)),
-  calls: optional(arr(str)),
+  parts: optional(arr(part)),
+  absorbed: optional(arr(int)),
+  turn: optional(int),
+  harness: optional(bool),
 });
 
 export const transcriptsPageResult: Decoder<P.TranscriptsPageResult> = obj<P.TranscriptsPageResult>({
@@ -202,6 +265,7 @@ export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["res
   "builders/name": builderInfo,
   "builders/sources": buildersSourcesResult,
   "transcripts/page": transcriptsPageResult,
+  "transcripts/find": transcriptsFindResult,
   "search/query": searchResults,
   "tasks/promote": tasksPromoteResult,
   "tasks/list": tasksListResult,

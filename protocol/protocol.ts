@@ -89,9 +89,25 @@ export interface CaptureStatusResult {
   last_failure?: CaptureFailure | null;
 }
 
+/** One file a tool call changed, as a unified diff (``---``/``+++`` header, hunks). */
+export interface DiffFile {
+  path: string;
+  diff: string;
+  /** Default 0. */
+  added?: number;
+  /** Default 0. */
+  removed?: number;
+  language?: string | null;
+}
+
 export interface DoctorReport {
   status: "ok" | "warn" | "fail";
   checks: HealthCheck[];
+}
+
+export interface FindMatch {
+  number: number;
+  count: number;
 }
 
 /** One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels). */
@@ -158,10 +174,30 @@ export interface MessageView {
   kinds: string[];
   model?: string | null;
   tool_name?: string | null;
-  calls?: string[];
+  parts?: Part[];
+  absorbed?: number[];
+  /** Default 0. */
+  turn?: number;
+  /** Default false. */
+  harness?: boolean;
 }
 
 export interface NoParams {}
+
+/**
+ * One piece of a message, in order. ``text``: Markdown source (text, thinking, harness,
+ * notice); ``tool``: the call; ``label``: what a harness item or notice is.
+ */
+export interface Part {
+  kind: "text" | "thinking" | "tool" | "image" | "file" | "harness" | "notice";
+  /** Default "". */
+  text?: string;
+  label?: string | null;
+  tool?: ToolCall | null;
+  media_type?: string | null;
+  bytes?: number | null;
+  name?: string | null;
+}
 
 export interface QuarantineInfo {
   file: string;
@@ -236,6 +272,17 @@ export interface SourceFile {
   exists: boolean;
 }
 
+/** The subagent a tool call spawned, as its parent shows it. */
+export interface SubagentRef {
+  session_id: string;
+  agent_id?: string | null;
+  description?: string | null;
+  agent_type?: string | null;
+  /** Default 0. */
+  message_count?: number;
+  outcome?: string | null;
+}
+
 /**
  * A backlog task promoted from a range of a Builder's messages (``lazy conversations
  * promote``). Only the Builder's own line can be promoted from, not a subagent's.
@@ -285,6 +332,47 @@ export interface TasksPromoteResult {
   overlapping: Task[];
 }
 
+export interface TodoItem {
+  text: string;
+  /** Default "pending". */
+  status?: string;
+}
+
+/** One tool call paired with its result: the input in full, what came back. */
+export interface ToolCall {
+  id?: string | null;
+  name: string;
+  /** Default "other". */
+  kind?: "shell" | "read" | "edit" | "write" | "search" | "todo" | "web" | "task" | "mcp" | "plan" | "other";
+  summary: string;
+  input?: unknown;
+  output?: string | null;
+  output_chars?: number | null;
+  /** Default false. */
+  is_error?: boolean;
+  exit_code?: number | null;
+  duration_ms?: number | null;
+  diff?: DiffFile[];
+  todos?: TodoItem[];
+  subagent?: SubagentRef | null;
+  mcp_server?: string | null;
+  result_number?: number | null;
+}
+
+export interface TranscriptsFindParams {
+  builder_id: string;
+  session_id?: string | null;
+  /** Length at least 1; length at most 1000. */
+  query: string;
+  /** Default 5000; at least 1; at most 100000. */
+  limit?: number;
+}
+
+export interface TranscriptsFindResult {
+  matches: FindMatch[];
+  total: number;
+}
+
 export interface TranscriptsPageParams {
   builder_id: string;
   session_id?: string | null;
@@ -309,6 +397,7 @@ export const METHODS = {
   "builders/name": { kind: "request", direction: "client->server" },
   "builders/sources": { kind: "request", direction: "client->server" },
   "transcripts/page": { kind: "request", direction: "client->server" },
+  "transcripts/find": { kind: "request", direction: "client->server" },
   "search/query": { kind: "request", direction: "client->server" },
   "tasks/promote": { kind: "request", direction: "client->server" },
   "tasks/list": { kind: "request", direction: "client->server" },
@@ -352,6 +441,8 @@ export const BuildersName = { method: "builders/name", kind: "request" } as cons
 export const BuildersSources = { method: "builders/sources", kind: "request" } as const;
 /** A range of a Builder's (or a subagent's) messages. */
 export const TranscriptsPage = { method: "transcripts/page", kind: "request" } as const;
+/** Where a text occurs in a whole Builder (or subagent), as shown. */
+export const TranscriptsFind = { method: "transcripts/find", kind: "request" } as const;
 /** Search everything captured (lazy search's query language). */
 export const SearchQuery = { method: "search/query", kind: "request" } as const;
 /** Promote a range of a Builder's messages to a backlog task. */
@@ -380,6 +471,7 @@ export interface Requests {
   "builders/name": { params: BuildersNameParams; result: BuilderInfo };
   "builders/sources": { params: BuildersGetParams; result: BuildersSourcesResult };
   "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
+  "transcripts/find": { params: TranscriptsFindParams; result: TranscriptsFindResult };
   "search/query": { params: SearchQueryParams; result: SearchResults };
   "tasks/promote": { params: TasksPromoteParams; result: TasksPromoteResult };
   "tasks/list": { params: TasksListParams; result: TasksListResult };

@@ -43,16 +43,87 @@ class BuilderInfo(BaseModel):
     alias: str | None = None  # its name in the session registry (`lazy alias`), if any
 
 
+ToolKind = Literal[
+    "shell", "read", "edit", "write", "search", "todo", "web", "task", "mcp", "plan", "other"
+]
+
+
+class DiffFile(BaseModel):
+    """One file a tool call changed, as a unified diff (``---``/``+++`` header, hunks)."""
+
+    path: str
+    diff: str
+    added: int = 0
+    removed: int = 0
+    language: str | None = None  # for highlighting, from the file's name
+
+
+class TodoItem(BaseModel):
+    text: str
+    status: str = "pending"  # pending | in_progress | completed (as the agent says it)
+
+
+class SubagentRef(BaseModel):
+    """The subagent a tool call spawned, as its parent shows it."""
+
+    session_id: str
+    agent_id: str | None = None
+    description: str | None = None
+    agent_type: str | None = None
+    message_count: int = 0
+    outcome: str | None = None  # the head of its last answer
+
+
+class ToolCall(BaseModel):
+    """One tool call paired with its result: the input in full, what came back."""
+
+    id: str | None = None
+    name: str  # as the agent names it
+    kind: ToolKind = "other"  # what it does, the same word for every agent
+    summary: str  # one line: ``$ ls -la``, ``Read src/a.py (lines 1-80)``
+    input: Any = None
+    output: str | None = None  # None: no result recorded (yet)
+    output_chars: int | None = None  # the output's full length when the store kept its head
+    is_error: bool = False
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    diff: list[DiffFile] = Field(default_factory=list)
+    todos: list[TodoItem] = Field(default_factory=list)
+    subagent: SubagentRef | None = None
+    mcp_server: str | None = None
+    result_number: int | None = None  # the message that carried the result, when another
+
+
+PartKind = Literal["text", "thinking", "tool", "image", "file", "harness", "notice"]
+
+
+class Part(BaseModel):
+    """One piece of a message, in order. ``text``: Markdown source (text, thinking, harness,
+    notice); ``tool``: the call; ``label``: what a harness item or notice is."""
+
+    kind: PartKind
+    text: str = ""
+    label: str | None = None
+    tool: ToolCall | None = None
+    media_type: str | None = None  # image, file
+    bytes: int | None = None
+    name: str | None = None
+
+
 class MessageView(BaseModel):
     number: int
-    role: str
-    text: str
+    role: str  # user | assistant | system (harness) | tool_result (a result with no call shown)
+    text: str  # the words said (text blocks), else how the message reads as text
     session_id: str
     timestamp: str | None
     kinds: list[str]
     model: str | None = None
     tool_name: str | None = None
-    calls: list[str] = Field(default_factory=list)  # tool calls made alongside the words
+    parts: list[Part] = Field(default_factory=list)
+    # messages shown inside this one (tool results under their calls), by number
+    absorbed: list[int] = Field(default_factory=list)
+    turn: int = 0  # the number of the user message that opened this turn; 0: before any
+    harness: bool = False  # the whole message is the harness's, not anyone's words
 
 
 class SidechainView(BaseModel):

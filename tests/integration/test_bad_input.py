@@ -24,7 +24,8 @@ from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
-from lazy.store.queries import list_builders, resolve_builder, transcript
+from lazy.store.queries import list_builders, resolve_builder
+from lazy.view.reading import transcript
 from support.search import env_for, lazy_json
 
 SID = session_id(1, "bad-input")

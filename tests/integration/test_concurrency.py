@@ -26,7 +26,8 @@ from fabricate.claude import SessionWriter, make_session, session_id, session_pa
 from lazy.agents.jsonl import read_complete as real_read_complete
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
-from lazy.store.queries import list_builders, resolve_builder, transcript
+from lazy.store.queries import list_builders, resolve_builder
+from lazy.view.reading import transcript
 from support.search import env_for
 
 SID = session_id(1, "concurrency")

@@ -31,7 +31,8 @@ from harness import (
 from fabricate.claude import SessionWriter, make_session, session_id, session_path
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
-from lazy.store.queries import list_builders, resolve_builder, transcript
+from lazy.store.queries import list_builders, resolve_builder
+from lazy.view.reading import transcript
 from support import poll
 from support.search import env_for, lazy_json
 

@@ -27,7 +27,8 @@ from lazy.capture.source_file import capture_file
 from lazy.cli.main import cli
 from lazy.model import ONESHOT_MARKER, Transcript
 from lazy.store import Store
-from lazy.store.queries import resolve_builder, transcript
+from lazy.store.queries import resolve_builder
+from lazy.view.reading import transcript
 
 KIB = 1024
 TS_LEN = len("2026-11-01T10:00:00.000Z")

@@ -14,7 +14,8 @@ from lazy.capture.rederive import rederive
 from lazy.capture.source_file import capture_file
 from lazy.model import BuilderInfo
 from lazy.store import Store
-from lazy.store.queries import list_builders, resolve_builder, transcript
+from lazy.store.queries import list_builders, resolve_builder
+from lazy.view.reading import transcript
 
 
 def import_all(store: Store, root: Path) -> dict[str, BuilderInfo]:

@@ -24,7 +24,8 @@ from lazy.capture.source_file import capture_file
 from lazy.memories.session_import import Options, run
 from lazy.model import ReadBatch
 from lazy.store import Store
-from lazy.store.queries import resolve_builder, transcript
+from lazy.store.queries import resolve_builder
+from lazy.view.reading import transcript
 from support import CORPUS, require
 from support.agent_sessions import invoke, report
 

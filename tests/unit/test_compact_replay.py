@@ -27,7 +27,8 @@ from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
-from lazy.store.queries import list_builders, transcript
+from lazy.store.queries import list_builders
+from lazy.view.reading import transcript
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude-1.0.65-compact-continue"
 TUI = "65c2f027-98b6-4390-8a4a-d701af916635"

@@ -14,7 +14,8 @@ from lazy.capture.discovery import discover_tool
 from lazy.capture.rederive import rederive
 from lazy.model import BuilderInfo
 from lazy.store import Store
-from lazy.store.queries import list_builders, transcript
+from lazy.store.queries import list_builders
+from lazy.view.reading import transcript
 from support import split_sessions, stage
 
 CCL = "handgemacht-ai__claude-code-log/test/test_data"

@@ -22,8 +22,9 @@ from lazy.capture.reread import READER_VERSION, reread
 from lazy.index.indexer import SearchIndex
 from lazy.index.search import search
 from lazy.store import Store
-from lazy.store.queries import list_builders, transcript
+from lazy.store.queries import list_builders
 from lazy.store.schema import MIGRATIONS, statements
+from lazy.view.reading import transcript
 from support.cli import lazy
 
 DUMP = (

@@ -10,13 +10,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from lazy.agents.jsonl import Line
 from lazy.records import ReadBatch, SessionFacts
 
 if TYPE_CHECKING:
     from lazy.agents.discovery import Discovery
+    from lazy.agents.tools import CallShape, ResultShape
 
 COMPRESSED = (".zst", ".gz")
 _UUID_TAIL = re.compile(
@@ -24,6 +25,17 @@ _UUID_TAIL = re.compile(
 )
 
 Load = Callable[[str], SessionFacts | None]
+
+
+class ToolKnowledge(Protocol):
+    """An agent's ``tools`` module: what each of its tool calls is, what a result says
+    beside its output, and which text in a user line is its harness's, not the person's."""
+
+    def describe(self, name: str, value: Any) -> CallShape: ...
+
+    def describe_result(self, name: str, output: str) -> ResultShape: ...
+
+    def harness_label(self, text: str) -> str | None: ...
 
 
 class LineReader(Protocol):
@@ -85,6 +97,9 @@ class Agent:
     # the title it gives a forked session, the origin's title in the first group (OpenCode's
     # "<title> (fork #n)")
     fork_title: re.Pattern[str] | None = None
+    # what its tools and harness text are, for the transcript (its ``tools`` module, imported
+    # when a transcript is shown: capture needs none of it)
+    tool_knowledge: Callable[[], ToolKnowledge] | None = None
 
     def make_reader(
         self, path: str, session_id: str, subagent_id: str | None = None, load: Load | None = None

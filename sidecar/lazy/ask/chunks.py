@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lazy.model import MessageView, Transcript
+from lazy.view.messages import as_text
 
 BUDGET = 96 * 1024  # bytes of transcript in one prompt
 ARG_LIMIT = 128 * 1024 - 1  # one argv element, less its terminating NUL
@@ -66,9 +67,7 @@ def render_message(m: MessageView, where: str = "") -> Piece:
         head += f" · {m.tool_name}"
     if m.timestamp:
         head += f" · {m.timestamp}"
-    body = m.text
-    for call in m.calls:
-        body += f"\n→ {call}"
+    body = as_text(m)
     return Piece(label, f"{head} ---\n{body}\n\n")
 
 

@@ -25,6 +25,7 @@ from lazy.cli.search import run_search
 from lazy.model import BuilderInfo, MessageView, Task, Transcript
 from lazy.projects import project_label
 from lazy.store.tasks import list_tasks
+from lazy.view.messages import call_lines
 from lazy.view.reading import list_builders, transcript
 from lazy.view.reading import task as shown_task
 
@@ -110,7 +111,7 @@ def _message(m: MessageView, width: int = 0) -> Text:
         body = "\n".join(lines[:6]) + f"\n… ({len(lines) - 6} more lines)"
     head.append("\n")
     head.append_text(shown(body, "dim" if m.role in ("tool_result", "system") else ""))
-    for call in m.calls:
+    for call in call_lines(m):
         head.append("\n")
         head.append_text(shown(f"→ {call}", "yellow", multiline=False))
     return head

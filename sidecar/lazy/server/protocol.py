@@ -103,6 +103,23 @@ class TranscriptsPageResult(BaseModel):
     next_start: int | None  # the number after this page; None at the end
 
 
+class TranscriptsFindParams(Params):
+    builder_id: str
+    session_id: str | None = None  # a subagent's session; None: the Builder's own line
+    query: str = Field(min_length=1, max_length=1000)  # found as typed, case ignored
+    limit: int = Field(default=5000, ge=1, le=100000)  # messages
+
+
+class FindMatch(BaseModel):
+    number: int  # the message it is shown in (a result is shown in its call's message)
+    count: int  # times the text occurs in it
+
+
+class TranscriptsFindResult(BaseModel):
+    matches: list[FindMatch]  # in order
+    total: int  # occurrences in the whole line (the matches listed may stop at the limit)
+
+
 # ---- search ---------------------------------------------------------------------------------
 
 
@@ -241,6 +258,8 @@ METHODS: tuple[Method, ...] = (
            BuildersSourcesResult, "The agents' files a Builder was captured from."),
     Method("transcripts/page", "request", "client->server", TranscriptsPageParams,
            TranscriptsPageResult, "A range of a Builder's (or a subagent's) messages."),
+    Method("transcripts/find", "request", "client->server", TranscriptsFindParams,
+           TranscriptsFindResult, "Where a text occurs in a whole Builder (or subagent), as shown."),
     Method("search/query", "request", "client->server", SearchQueryParams, SearchResults,
            "Search everything captured (lazy search's query language)."),
     Method("tasks/promote", "request", "client->server", TasksPromoteParams, TasksPromoteResult,

@@ -7,12 +7,12 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from lazy.agents import AGENTS
-from lazy.blocks import answered, calls, note_calls, render
-from lazy.model import BuilderInfo, MessageView, SidechainInfo, SidechainView, Transcript
+from lazy.model import BuilderInfo, SidechainInfo
 from lazy.store.archive import unpack_blocks
 
 SHORT = 8
@@ -211,73 +211,109 @@ def source_files(conn: sqlite3.Connection, bid: str) -> list[tuple[str, str, str
     return [(str(p), str(t), str(s), a, int(n)) for p, t, s, a, n in rows]
 
 
-def _view(row: tuple[object, ...], names: dict[str, str]) -> MessageView:
-    n, role, text, sid, ts, kinds, model, tool, packed = row
-    said = str(text)
-    blocks = unpack_blocks(packed, said) if isinstance(packed, bytes) else None
-    if blocks:
-        note_calls(blocks, names)
-    return MessageView(
-        number=int(n),  # type: ignore[call-overload]
-        role=str(role),
-        text=said if said or blocks is None else render(blocks),
-        session_id=str(sid),
-        timestamp=ts if isinstance(ts, str) else None,
-        kinds=orjson.loads(kinds),  # type: ignore[arg-type]
-        model=model if isinstance(model, str) else None,
-        tool_name=tool if isinstance(tool, str) else (answered(blocks or [], names)),
-        calls=calls(blocks) if said and blocks else [],
-    )
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message row as the store keeps it, its blocks unpacked."""
+
+    number: int
+    role: str
+    text: str
+    session_id: str
+    timestamp: str | None
+    kinds: list[str]
+    model: str | None
+    tool_name: str | None
+    blocks: list[dict[str, Any]]
+    meta: bool
 
 
-def _views(rows: Iterable[tuple[object, ...]]) -> list[MessageView]:
-    """Messages in order; a tool result is named by the call it answers."""
-    names: dict[str, str] = {}
-    return [_view(r, names) for r in rows]
+_MCOLS = (
+    "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks, m.meta"
+)
 
 
-_MCOLS = "m.number, m.role, m.text, m.session_id, m.ts, m.kinds, m.model, m.tool_name, m.blocks"
-
-
-def transcript(
-    conn: sqlite3.Connection, bid: str, start: int = 1, end: int | None = None
-) -> Transcript:
-    info = builder_info(conn, bid)
-    rows = conn.execute(
-        f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
-        " WHERE m.builder_id=? AND s.kind='main' AND m.number BETWEEN ? AND ? ORDER BY m.number",
-        (bid, start, end if end is not None else 2**62),
-    ).fetchall()
-    sides = []
-    for side in info.sidechains:
-        srows = conn.execute(
-            f"SELECT {_MCOLS} FROM messages m WHERE m.session_id=? AND m.number IS NOT NULL"
-            " ORDER BY m.number",
-            (side.session_id,),
-        ).fetchall()
-        sides.append(
-            SidechainView(
-                session_id=side.session_id, agent_id=side.agent_id, messages=_views(srows)
+def _stored(rows: Iterable[tuple[Any, ...]]) -> list[StoredMessage]:
+    out = []
+    for n, role, text, sid, ts, kinds, model, tool, packed, meta in rows:
+        said = str(text)
+        out.append(
+            StoredMessage(
+                number=int(n),
+                role=str(role),
+                text=said,
+                session_id=str(sid),
+                timestamp=ts if isinstance(ts, str) else None,
+                kinds=orjson.loads(kinds),
+                model=model if isinstance(model, str) else None,
+                tool_name=tool if isinstance(tool, str) else None,
+                blocks=unpack_blocks(packed if isinstance(packed, bytes) else None, said),
+                meta=bool(meta),
             )
         )
-    return Transcript(builder=info, messages=_views(rows), sidechains=sides)
+    return out
 
 
-def message_page(
-    conn: sqlite3.Connection, bid: str, side: str | None, start: int, count: int
-) -> list[MessageView]:
-    """Messages ``start``.. (``count`` of them) of a Builder's own line, or of one of its
-    subagents' sessions. Read by number, so a page costs the same at the start of a
-    50,000-message Builder as at its end."""
-    where, key = (
-        ("m.builder_id=? AND s.kind='main'", bid) if side is None else ("m.session_id=?", side)
-    )
+def _line(bid: str, side: str | None) -> tuple[str, str]:
+    """The WHERE clause and key of a Builder's own line, or of one of its subagents'."""
+    return ("m.builder_id=? AND s.kind='main'", bid) if side is None else ("m.session_id=?", side)
+
+
+def message_rows(
+    conn: sqlite3.Connection, bid: str, side: str | None, first: int, last: int
+) -> list[StoredMessage]:
+    """Messages ``first``..``last`` of a Builder's own line, or of one of its subagents'
+    sessions. Read by number, so a page costs the same at the start of a 50,000-message
+    Builder as at its end."""
+    where, key = _line(bid, side)
     rows = conn.execute(
         f"SELECT {_MCOLS} FROM messages m JOIN sessions s ON s.id=m.session_id"
         f" WHERE {where} AND m.number BETWEEN ? AND ? ORDER BY m.number",
-        (key, start, start + count - 1),
+        (key, first, last),
     ).fetchall()
-    return _views(rows)
+    return _stored(rows)
+
+
+def turn_before(conn: sqlite3.Connection, bid: str, side: str | None, number: int) -> int:
+    """The number of the last user message before ``number`` in that line (0: none)."""
+    where, key = _line(bid, side)
+    row = conn.execute(
+        f"SELECT max(m.number) FROM messages m JOIN sessions s ON s.id=m.session_id"
+        f" WHERE {where} AND m.role='user' AND m.meta=0 AND m.number < ?",
+        (key, number),
+    ).fetchone()
+    return int(row[0] or 0)
+
+
+def line_batches(
+    conn: sqlite3.Connection, bid: str, side: str | None, size: int = 2000
+) -> Iterable[list[StoredMessage]]:
+    """Every message of that line, in order, a batch at a time."""
+    first = 1
+    while True:
+        batch = message_rows(conn, bid, side, first, first + size - 1)
+        if not batch:
+            return
+        yield batch
+        first = batch[-1].number + 1
+
+
+def subagent_ends(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """(first user words, last assistant words) of each of these sessions: what a subagent
+    was asked, and what it answered."""
+    out: dict[str, tuple[str, str]] = {}
+    for sid in session_ids:
+        first = conn.execute(
+            "SELECT text FROM messages WHERE session_id=? AND role='user' AND text!=''"
+            " ORDER BY seq LIMIT 1",
+            (sid,),
+        ).fetchone()
+        last = conn.execute(
+            "SELECT text FROM messages WHERE session_id=? AND role='assistant' AND text!=''"
+            " ORDER BY seq DESC LIMIT 1",
+            (sid,),
+        ).fetchone()
+        out[sid] = (str(first[0]) if first else "", str(last[0]) if last else "")
+    return out
 
 
 # ---- for the CLI (lazy.cli.doctor, lazy.cli.memories) ---------------------------------------

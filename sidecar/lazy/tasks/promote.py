@@ -17,6 +17,7 @@ from lazy.os.clock import now_iso
 from lazy.store import Store
 from lazy.store.queries import short_id
 from lazy.store.tasks import code_exists, exact_task, insert_task, last_number, overlapping
+from lazy.view.messages import as_text
 from lazy.view.reading import builder_info, message_page
 
 CODE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -139,7 +140,7 @@ def seed(messages: list[MessageView]) -> str:
     parts = []
     for m in messages:
         head = f"#{m.number} {m.role}" + (f" {m.tool_name}" if m.tool_name else "")
-        body = m.text + "".join(f"\n→ {call}" for call in m.calls)
+        body = as_text(m, outputs=False)
         parts.append(f"{head}\n{body}".rstrip())
     return "\n\n".join(parts) + "\n"
 

@@ -12,20 +12,73 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from lazy.model import BuilderInfo, MemoryView, MessageView, Task, Transcript
+from lazy.model import (
+    BuilderInfo,
+    MemoryView,
+    MessageView,
+    Part,
+    SidechainView,
+    Task,
+    ToolCall,
+    Transcript,
+)
 from lazy.store import queries
+from lazy.view.messages import Subagents, build, searchable
 from lazy.view.redaction import redactor
 
 Redact = Callable[[str], str]
 
 
+def _redact_value(value: Any, redact: Redact) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_value(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(v, redact) for v in value]
+    return value
+
+
+def _tool(t: ToolCall, redact: Redact) -> ToolCall:
+    sub = t.subagent
+    return t.model_copy(
+        update={
+            "summary": redact(t.summary),
+            "input": _redact_value(t.input, redact),
+            "output": redact(t.output) if t.output is not None else None,
+            "diff": [
+                d.model_copy(update={"diff": redact(d.diff), "path": redact(d.path)})
+                for d in t.diff
+            ],
+            "todos": [x.model_copy(update={"text": redact(x.text)}) for x in t.todos],
+            "subagent": sub.model_copy(
+                update={
+                    "description": redact(sub.description) if sub.description else None,
+                    "outcome": redact(sub.outcome) if sub.outcome else None,
+                }
+            )
+            if sub is not None
+            else None,
+        }
+    )
+
+
+def _part(p: Part, redact: Redact) -> Part:
+    update: dict[str, Any] = {"text": redact(p.text)} if p.text else {}
+    if p.tool is not None:
+        update["tool"] = _tool(p.tool, redact)
+    if p.name:
+        update["name"] = redact(p.name)
+    return p.model_copy(update=update) if update else p
+
+
 def message(m: MessageView, redact: Redact) -> MessageView:
-    text = redact(m.text)
-    calls = [redact(c) for c in m.calls]
-    if text is m.text and all(a is b for a, b in zip(calls, m.calls, strict=True)):
-        return m
-    return m.model_copy(update={"text": text, "calls": calls})
+    """A message with every text in it redacted: its words, and each part's."""
+    return m.model_copy(
+        update={"text": redact(m.text), "parts": [_part(p, redact) for p in m.parts]}
+    )
 
 
 def info(b: BuilderInfo, redact: Redact) -> BuilderInfo:
@@ -47,6 +100,32 @@ def memory(m: MemoryView, redact: Redact | None = None) -> MemoryView:
     return m.model_copy(update={"content": redact(m.content), "meta": meta})
 
 
+# the messages read either side of a page, so a call's results (after it) and the call a
+# result answers (before it) are shown with it
+_AROUND = 64
+
+
+def _subagents(conn: sqlite3.Connection, info: BuilderInfo) -> Subagents | None:
+    if not info.sidechains:
+        return None
+    ends = queries.subagent_ends(conn, [s.session_id for s in info.sidechains])
+    return Subagents(
+        info.sidechains,
+        asked={k: v[0].strip() for k, v in ends.items()},
+        answered={k: v[1] for k, v in ends.items()},
+    )
+
+
+def _line(
+    conn: sqlite3.Connection, info: BuilderInfo, side: str | None, redact: Redact
+) -> list[MessageView]:
+    rows = queries.message_rows(conn, info.id, side, 1, 2**62)
+    subs = _subagents(conn, info) if side is None else None
+    return [
+        message(m, redact) for m in build(rows, info.tool, subagents=subs, project=info.project)
+    ]
+
+
 def transcript(
     conn: sqlite3.Connection,
     bid: str,
@@ -55,16 +134,19 @@ def transcript(
     *,
     home: Path | None = None,
 ) -> Transcript:
-    t = queries.transcript(conn, bid, start, end)
+    """A whole Builder: its own line (``start``..``end``) and each subagent's."""
     r = redactor(home)
-    return Transcript(
-        builder=info(t.builder, r),
-        messages=[message(m, r) for m in t.messages],
-        sidechains=[
-            s.model_copy(update={"messages": [message(m, r) for m in s.messages]})
-            for s in t.sidechains
-        ],
-    )
+    b = queries.builder_info(conn, bid)
+    messages = [
+        m for m in _line(conn, b, None, r) if start <= m.number and (end is None or m.number <= end)
+    ]
+    sides = [
+        SidechainView(
+            session_id=s.session_id, agent_id=s.agent_id, messages=_line(conn, b, s.session_id, r)
+        )
+        for s in b.sidechains
+    ]
+    return Transcript(builder=info(b, r), messages=messages, sidechains=sides)
 
 
 def message_page(
@@ -76,8 +158,22 @@ def message_page(
     *,
     home: Path | None = None,
 ) -> list[MessageView]:
+    """The messages shown for numbers ``start``..``start+count-1`` of a line: each whole,
+    with the results of its calls (read past the end) and, for a result at the start, the
+    message whose call it answers (read before it, so it may repeat the page before)."""
+    b = queries.builder_info(conn, bid)
+    end = start + count - 1
+    first = max(1, start - _AROUND)
+    rows = queries.message_rows(conn, bid, side, first, end + _AROUND)
+    turn = queries.turn_before(conn, bid, side, first) if rows else 0
+    subs = _subagents(conn, b) if side is None else None
+    views = build(rows, b.tool, subagents=subs, turn=turn, project=b.project)
     r = redactor(home)
-    return [message(m, r) for m in queries.message_page(conn, bid, side, start, count)]
+    return [
+        message(m, r)
+        for m in views
+        if start <= m.number <= end or any(start <= a <= end for a in m.absorbed)
+    ]
 
 
 def builder_info(conn: sqlite3.Connection, bid: str, *, home: Path | None = None) -> BuilderInfo:
@@ -148,5 +244,32 @@ def transcript_page(
         else next(s.message_count for s in info.sidechains if s.session_id == side)
     )
     messages = message_page(conn, info.id, side, start, count, home=home)
-    end = start + count
-    return TranscriptPage(info, side, messages, total, end if end <= total else None)
+    shown = max([start + count - 1, *(max([m.number, *m.absorbed]) for m in messages)])
+    return TranscriptPage(info, side, messages, total, shown + 1 if shown < total else None)
+
+
+def find(
+    conn: sqlite3.Connection,
+    ident: str,
+    session_id: str | None,
+    query: str,
+    *,
+    limit: int = 5000,
+    home: Path | None = None,
+) -> tuple[list[tuple[int, int]], int]:
+    """Where ``query`` occurs (case ignored) in a whole line as it is shown, redacted:
+    (message number, occurrences) of each message, in order, up to ``limit``; and the
+    occurrences in all."""
+    page = transcript_page(conn, ident, session_id, 1, 1, home=home)
+    b = queries.builder_info(conn, page.builder.id)
+    r = redactor(home)
+    needle = query.casefold()
+    found: list[tuple[int, int]] = []
+    total = 0
+    for m in _line(conn, b, page.session_id, r):
+        n = sum(t.casefold().count(needle) for t in searchable(m))
+        if n:
+            total += n
+            if len(found) < limit:
+                found.append((m.number, n))
+    return found, total

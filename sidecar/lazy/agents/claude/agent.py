@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.agents.base import Agent, LineReader, Load
+from lazy.agents.base import Agent, LineReader, Load, ToolKnowledge
 from lazy.agents.claude.sources import NAME, claude_roots, source_of
 
 if TYPE_CHECKING:
@@ -20,6 +20,12 @@ def _reader(path: str, session_id: str, subagent_id: str | None, load: Load | No
 
 def _roots() -> list[Path]:
     return claude_roots()
+
+
+def _tools() -> ToolKnowledge:
+    from lazy.agents.claude import tools
+
+    return tools
 
 
 def _discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
@@ -44,4 +50,5 @@ CLAUDE = Agent(
     provider="anthropic",
     line_reader=_reader,
     source_of=source_of,
+    tool_knowledge=_tools,
 )

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lazy.agents.base import Agent
+from lazy.agents.base import Agent, ToolKnowledge
 from lazy.agents.opencode.sources import NAME, key_location, opencode_home
 
 if TYPE_CHECKING:
@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
 def _roots() -> list[Path]:
     return [opencode_home()]
+
+
+def _tools() -> ToolKnowledge:
+    from lazy.agents.opencode import tools
+
+    return tools
 
 
 def _discover(roots: list[Path], explicit: list[Path], project: str | None) -> Discovery:
@@ -37,4 +43,5 @@ OPENCODE = Agent(
     record_files=(".json", ".db", ".db-wal"),
     key_location=key_location,
     fork_title=re.compile(r"^(.*) \(fork #\d+\)$"),
+    tool_knowledge=_tools,
 )

@@ -1,11 +1,18 @@
-"""transcripts/page: a range of messages, so a long Builder opens as fast as a short one."""
+"""transcripts/page: a range of messages, so a long Builder opens as fast as a short one;
+transcripts/find: where a text occurs in the whole of it."""
 
 from __future__ import annotations
 
-from lazy.server.protocol import TranscriptsPageParams, TranscriptsPageResult
+from lazy.server.protocol import (
+    FindMatch,
+    TranscriptsFindParams,
+    TranscriptsFindResult,
+    TranscriptsPageParams,
+    TranscriptsPageResult,
+)
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
-from lazy.view.reading import transcript_page
+from lazy.view.reading import find, transcript_page
 
 
 def register(ls: Sidecar) -> None:
@@ -20,4 +27,13 @@ def register(ls: Sidecar) -> None:
             messages=page.messages,
             total=page.total,
             next_start=page.next_start,
+        )
+
+    @request(ls, "transcripts/find")
+    def transcripts_find(ls: Sidecar, p: TranscriptsFindParams) -> TranscriptsFindResult:
+        found, total = find(
+            ls.store().conn, p.builder_id, p.session_id, p.query, limit=p.limit, home=ls.home
+        )
+        return TranscriptsFindResult(
+            matches=[FindMatch(number=n, count=c) for n, c in found], total=total
         )

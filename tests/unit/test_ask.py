@@ -553,7 +553,7 @@ def test_subagents_and_tool_calls_are_read_as_text(store: Store, projects: Path)
     run = Scripted(lambda kind, i, prompt: "three files")
     assert ask_transcript(t, "how many files?", run).answer == "three files"
     [prompt] = run.prompts
-    assert 'Listing them.\n→ Bash({"command":"ls"})' in prompt
+    assert "Listing them.\n\n→ $ ls" in prompt
     assert "--- message subagent a1b2c3 #2 · assistant" in prompt
     assert "found it in lazy.toml" in prompt
 

@@ -543,7 +543,6 @@ def test_conversations_tool_codex_lists_only_codex(tmp_path: Path) -> None:
 def test_transcript_names_the_tool_each_output_answers(store: Store) -> None:
     capture_file(store, corpus_file(LEGACY), agent="codex")
     t = transcript(store.conn, resolve_builder(store.conn, "legacy-response-records"))
-    results = [m for m in t.messages if m.role == "tool_result"]
-    assert len(results) == 2
-    assert [m.tool_name for m in results] == ["shell", "shell"]
-    assert "alpha.txt" in results[0].text
+    calls = [p.tool for m in t.messages for p in m.parts if p.tool is not None]
+    assert [(c.name, c.result_number is not None) for c in calls] == [("shell", True)] * 2
+    assert calls[0].output is not None and "alpha.txt" in calls[0].output

@@ -23,11 +23,12 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
+from lazy.blocks import render
 from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
-from lazy.store.queries import list_builders
+from lazy.store.queries import list_builders, message_rows
 from lazy.view.reading import transcript
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "claude-1.0.65-compact-continue"
@@ -79,7 +80,9 @@ def import_all(store: Store, root: Path) -> list[str]:
 
 
 def said(store: Store, bid: str) -> list[tuple[int, str, str, str]]:
-    return [(m.number, m.role, m.text, m.session_id) for m in transcript(store.conn, bid).messages]
+    """The Builder's messages as stored (numbered, joined), not as the view folds them."""
+    rows = message_rows(store.conn, bid, None, 1, 2**62)
+    return [(r.number, r.role, r.text or render(r.blocks), r.session_id) for r in rows]
 
 
 def assert_said(got: list[tuple[int, str, str, str]], want: list[tuple[str, str, str]]) -> None:
@@ -274,7 +277,7 @@ def test_the_same_summary_in_another_project_is_not_what_it_continues(
     path.write_text("".join(json.dumps(o) + "\n" for o in elsewhere))
     assert sorted(import_all(store, root)) == sorted([TUI, other])
     assert_said(said(store, TUI), expected())
-    assert [m.session_id for m in transcript(store.conn, other).messages] == [other] * len(TUI_SAID)
+    assert [r[3] for r in said(store, other)] == [other] * len(TUI_SAID)
 
 
 def test_lazy_cli_shows_one_conversation(tmp_path: Path) -> None:

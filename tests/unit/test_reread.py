@@ -91,7 +91,8 @@ def test_a_store_from_before_is_reread_once_on_open(tmp_path: Path) -> None:
     (b,) = as_json(tmp_path, "conversations", "--all-projects")["builders"]
     assert (b["id"], b["summary"], b["message_count"]) == (TUI, P1, TUI_MESSAGES + 2)
     shown = as_json(tmp_path, "conversations", "show", TUI)["messages"]
-    assert [m["number"] for m in shown] == list(range(1, TUI_MESSAGES + 3))
+    numbers = sorted(n for m in shown for n in (m["number"], *m["absorbed"]))
+    assert numbers == list(range(1, TUI_MESSAGES + 3))
     assert [(m["session_id"], m["role"], m["text"]) for m in shown[-2:-1]] == [
         (CONTINUED, "user", P4)
     ]

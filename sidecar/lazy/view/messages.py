@@ -116,8 +116,10 @@ def _tool(
         call.output = said.output
         call.output_chars = result.block.get("chars")
         call.is_error = bool(result.block.get("is_error"))
-        call.exit_code = said.exit_code
-        call.duration_ms = said.duration_ms
+        code, took = result.block.get("exit_code"), result.block.get("duration_ms")
+        call.exit_code = code if isinstance(code, int) else said.exit_code
+        call.duration_ms = took if isinstance(took, int) else said.duration_ms
+        call.is_error = call.is_error or call.exit_code not in (None, 0)
         call.result_number = result.number if result.number != here else None
     if shape.kind == "task" and subagents is not None:
         call.subagent = subagents.find(shape, call.output)
@@ -340,6 +342,9 @@ def as_text(m: MessageView, *, outputs: bool = True) -> str:
         elif p.tool is not None:
             t = p.tool
             out.append(f"→ {t.summary}")
-            if outputs and t.output:
-                out.append(t.output)
+            if outputs:
+                out += [d.diff for d in t.diff]
+                out += [f"[{'x' if x.status == 'completed' else ' '}] {x.text}" for x in t.todos]
+                if t.output:
+                    out.append(t.output)
     return "\n\n".join(out) if m.parts else m.text

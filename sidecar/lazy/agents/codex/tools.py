@@ -44,6 +44,8 @@ def describe(name: str, value: Any) -> CallShape:
     v = value if isinstance(value, dict) else {}
     if name in _SHELLS:
         cmd = _command(v)
+        if not cmd:  # arguments that are not an object: shown as they are
+            return CallShape("shell", line(f"{name} {value if isinstance(value, str) else ''}"))
         if cmd.lstrip().startswith("apply_patch"):
             diffs = apply_patch_diffs(cmd)
             if diffs:

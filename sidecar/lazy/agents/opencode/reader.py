@@ -58,7 +58,15 @@ def _tool_blocks(part: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(out, dict | list):
             out = orjson.dumps(out).decode()
         text = "" if out is None else str(out)
-        blocks.append(result_block(call, text, is_error))
+        result = result_block(call, text, is_error)
+        code = mapping(state.get("metadata")).get("exit")
+        if isinstance(code, int) and not isinstance(code, bool):
+            result["exit_code"] = code
+        time = mapping(state.get("time"))
+        start, end = time.get("start"), time.get("end")
+        if isinstance(start, int | float) and isinstance(end, int | float) and end >= start:
+            result["duration_ms"] = int(end - start)
+        blocks.append(result)
     return blocks
 
 

@@ -88,6 +88,11 @@ def test_harness_text_is_labelled_never_the_users_words(store: Store) -> None:
     interrupted = next(m for m in t.messages if m.number == 30)
     assert interrupted.role == "system" and interrupted.parts[0].label == "Interrupted"
     assert "ide_opened_file" not in t.builder.summary
+    # the reminders Claude Code appends to a tool's output are taken out of it, and shown
+    [ten] = [m for m in t.messages if 10 in m.absorbed]
+    read = next(i for i, p in enumerate(ten.parts) if p.tool and p.tool.result_number == 10)
+    assert "<system-reminder>" not in (ten.parts[read].tool.output or "")
+    assert (ten.parts[read + 1].kind, ten.parts[read + 1].label) == ("harness", "System reminder")
 
 
 def test_thinking_is_shown_and_found(store: Store) -> None:
@@ -197,3 +202,18 @@ def test_opencode_bash_output_is_shown_with_its_exit_code(store: Store, tmp_path
     assert failed.exit_code == 1 and failed.duration_ms == 500
     assert any(as_text(m).count("No such file") for b in list_builders(store.conn)
                for m in transcript(store.conn, b.id).messages)  # fmt: skip
+
+
+def test_a_subagent_is_shown_at_the_call_that_spawned_it(store: Store, tmp_path: Path) -> None:
+    src = CORPUS / "claude-code/handgemacht-ai__claude-code-log/test/test_data/async_agents"
+    shutil.copytree(src, tmp_path / "projects" / "p")
+    _import(store, "claude", tmp_path / "projects")
+    t = transcript(store.conn, "eb000000-0000-4000-8000-000000000001")
+    [task] = [c for c in _calls(t) if c.kind == "task"]
+    assert task.summary == "Task (Explore): Coverage analysis"
+    sub = task.subagent
+    assert sub is not None and sub.agent_id == "cccc333" and sub.message_count == 3
+    assert sub.session_id == t.sidechains[0].session_id
+    assert sub.outcome is not None and sub.outcome.startswith("Coverage analysis complete.")
+    notice = [p for m in t.messages for p in m.parts if p.kind == "harness"]
+    assert [p.label for p in notice] == ["Task notification"]

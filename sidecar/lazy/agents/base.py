@@ -37,6 +37,8 @@ class ToolKnowledge(Protocol):
 
     def harness_label(self, text: str) -> str | None: ...
 
+    def harness_split(self, text: str) -> list[tuple[str | None, str]]: ...
+
 
 class LineReader(Protocol):
     facts: dict[str, SessionFacts]

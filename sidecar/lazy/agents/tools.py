@@ -42,6 +42,7 @@ class ResultShape:
     output: str
     exit_code: int | None = None
     duration_ms: int | None = None
+    reminders: list[str] = field(default_factory=list)  # harness text riding on the output
 
 
 Describe = Callable[[str, Any], CallShape]
@@ -321,5 +322,6 @@ def shell_result(output: str) -> ResultShape:
     )
 
 
-def plain_result(_name: str, output: str) -> ResultShape:
-    return ResultShape(output)
+def whole_block(label: Callable[[str], str | None], text: str) -> list[tuple[str | None, str]]:
+    """A text block that is either the harness's as a whole, or the person's words."""
+    return [(label(text), text)]

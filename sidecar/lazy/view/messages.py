@@ -39,6 +39,10 @@ class _Plain:
     def harness_label(text: str) -> str | None:
         return None
 
+    @staticmethod
+    def harness_split(text: str) -> list[tuple[str | None, str]]:
+        return [(None, text)]
+
 
 def knowledge(agent: str) -> ToolKnowledge:
     a = AGENTS.get(agent)
@@ -97,7 +101,8 @@ def _tool(
     here: int,
     know: ToolKnowledge,
     subagents: Subagents | None,
-) -> ToolCall:
+) -> tuple[ToolCall, list[str]]:
+    """The call, and the harness text its result carried (shown beside it)."""
     name = str(b.get("name") or "tool")
     value = b.get("input")
     shape = know.describe(name, value)
@@ -111,6 +116,7 @@ def _tool(
         todos=shape.todos,
         mcp_server=shape.mcp_server,
     )
+    reminders: list[str] = []
     if result is not None:
         said = know.describe_result(name, str(result.block.get("text", "")))
         call.output = said.output
@@ -121,9 +127,10 @@ def _tool(
         call.duration_ms = took if isinstance(took, int) else said.duration_ms
         call.is_error = call.is_error or call.exit_code not in (None, 0)
         call.result_number = result.number if result.number != here else None
+        reminders = said.reminders
     if shape.kind == "task" and subagents is not None:
         call.subagent = subagents.find(shape, call.output)
-    return call
+    return call, reminders
 
 
 def _orphan(b: dict[str, Any], name: str | None) -> ToolCall:
@@ -192,9 +199,9 @@ class _Builder:
                 found = self.results.get(call_id) if call_id else None
                 if call_id:
                     self.names[call_id] = str(b.get("name") or "")
-                out.append(
-                    Part(kind="tool", tool=_tool(b, found, r.number, self.know, self.subagents))
-                )
+                call, reminders = _tool(b, found, r.number, self.know, self.subagents)
+                out.append(Part(kind="tool", tool=call))
+                out += [Part(kind="harness", label="System reminder", text=t) for t in reminders]
             elif kind == "tool_result":
                 if str(b.get("tool_use_id")) in self.names:
                     continue  # shown under its call
@@ -211,6 +218,19 @@ class _Builder:
                 )
             else:
                 out.append(_notice(b))
+        return out
+
+    def _text(self, text: str, words: bool, meta: bool) -> list[Part]:
+        """A text block: the person's (or the assistant's) words, and the harness's items
+        in a user line, each labelled."""
+        if not words:
+            return [Part(kind="text", text=text)] if text else []
+        out = []
+        for label, piece in self.know.harness_split(text):
+            if label is not None or meta:
+                out.append(Part(kind="harness", label=label or "System", text=piece))
+            elif piece:
+                out.append(Part(kind="text", text=piece))
         return out
 
     def absorbs(self, r: StoredMessage) -> bool:

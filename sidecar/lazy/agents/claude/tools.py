@@ -96,10 +96,16 @@ def describe(name: str, value: Any) -> CallShape:
     return mcp_call(name, value) or unknown(name, value)
 
 
+_REMINDER = re.compile(r"\s*<system-reminder>(.*?)</system-reminder>\s*", re.S)
+
+
 def describe_result(name: str, output: str) -> ResultShape:
-    if name == "Bash":
-        return shell_result(output)
-    return ResultShape(output)
+    """The output, with the system reminders Claude Code appends to it taken out."""
+    reminders = [m.group(1).strip() for m in _REMINDER.finditer(output)]
+    if reminders:
+        output = _REMINDER.sub("\n", output).rstrip("\n") + "\n"
+    said = shell_result(output) if name == "Bash" else ResultShape(output)
+    return ResultShape(said.output, said.exit_code, said.duration_ms, reminders)
 
 
 # Text Claude Code itself puts into a user line, by its opening: (pattern, label).
@@ -124,9 +130,32 @@ _HARNESS = (
 )
 
 
+_TAGGED = re.compile(
+    r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder|task-notification"
+    r"|bash-stdout|bash-stderr)>.*?</\1>",
+    re.S,
+)
+
+
 def harness_label(text: str) -> str | None:
     """What harness text is, when a text block is Claude Code's and not the person's."""
     for pattern, label in _HARNESS:
         if pattern.match(text):
             return label
     return None
+
+
+def harness_split(text: str) -> list[tuple[str | None, str]]:
+    """A text block in pieces: the harness's tagged items (labelled) and the words around
+    them (None), in order."""
+    out: list[tuple[str | None, str]] = []
+    at = 0
+    for m in _TAGGED.finditer(text):
+        if text[at : m.start()].strip():
+            out.append((None, text[at : m.start()].strip()))
+        out.append((harness_label(m.group()) or "System", m.group()))
+        at = m.end()
+    rest = text[at:].strip()
+    if rest:
+        out.append((harness_label(rest), rest))
+    return out

@@ -17,6 +17,7 @@ from lazy.agents.tools import (
     shell_result,
     todos_of,
     unknown,
+    whole_block,
 )
 
 _SHELLS = frozenset({"shell", "shell_command", "exec_command", "local_shell", "run_shell_command"})
@@ -109,3 +110,7 @@ def harness_label(text: str) -> str | None:
         if pattern.match(text):
             return label
     return None
+
+
+def harness_split(text: str) -> list[tuple[str | None, str]]:
+    return whole_block(harness_label, text)

@@ -15,6 +15,7 @@ from lazy.agents.tools import (
     todos_of,
     unified_diffs,
     unknown,
+    whole_block,
 )
 
 
@@ -80,3 +81,7 @@ def describe_result(name: str, output: str) -> ResultShape:
 
 def harness_label(text: str) -> str | None:
     return None  # OpenCode marks its own text (synthetic parts) in the record
+
+
+def harness_split(text: str) -> list[tuple[str | None, str]]:
+    return whole_block(harness_label, text)

@@ -25,21 +25,20 @@ from lazy.capture.discovery import discover_tool
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder
-from lazy.view.reading import transcript
+from support import stored_line
 from support.search import env_for, lazy_json
 
 SID = session_id(1, "bad-input")
 
 
 def _texts(store: Store, sid: str) -> list[str]:
-    return [m.text for m in transcript(store.conn, resolve_builder(store.conn, sid)).messages]
+    return [m.text for m in stored_line(store.conn, resolve_builder(store.conn, sid))]
 
 
 def _assert_transcript(store: Store, w: SessionWriter, *, where: str) -> None:
     """The Builder of ``w`` holds exactly its messages, in order, numbered 1..n."""
     bid = resolve_builder(store.conn, w.session_id)
-    t = transcript(store.conn, bid)
-    got = [(m.number, m.role) for m in t.messages]
+    got = [(m.number, m.role) for m in stored_line(store.conn, bid)]
     want = [(i, m.role) for i, m in enumerate(w.messages, 1)]
     assert got == want, f"{where}: transcript is not the file's {len(want)} messages in order"
     keys = [

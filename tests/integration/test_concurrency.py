@@ -27,7 +27,7 @@ from lazy.agents.jsonl import read_complete as real_read_complete
 from lazy.capture.source_file import capture_file
 from lazy.store import Store
 from lazy.store.queries import list_builders, resolve_builder
-from lazy.view.reading import transcript
+from support import stored_line
 from support.search import env_for
 
 SID = session_id(1, "concurrency")
@@ -83,8 +83,8 @@ def test_two_capturers_and_a_live_writer_store_every_message_once(
         ]
         assert len(stored) == len(keys), f"{len(stored)} messages stored, the file has {len(keys)}"
         assert stored == keys, "messages stored out of file order"
-        t = transcript(store.conn, resolve_builder(store.conn, SID))
-        assert [m.number for m in t.messages] == list(range(1, len(keys) + 1)), (
+        line = stored_line(store.conn, resolve_builder(store.conn, SID))
+        assert [m.number for m in line] == list(range(1, len(keys) + 1)), (
             "the Builder is not numbered 1..n without gaps"
         )
         assert not numbering_gaps(store.conn) and unnumbered(store.conn) == 0

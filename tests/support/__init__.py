@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -83,3 +83,16 @@ def dead_holder() -> Holder:
     p.stdin.close()
     p.wait(timeout=30)
     return Holder(p.pid, created, me().host, "d" * 32, "2026-01-01T00:00:00.000Z")
+
+
+def stored_line(conn: Any, bid: str) -> list[Any]:
+    """A Builder's own line as the store holds it: every message, numbered, its text as the
+    words said or else its blocks as text (not the view, which folds results into calls)."""
+    from dataclasses import replace
+
+    from lazy.blocks import render
+    from lazy.store.queries import message_rows
+
+    return [
+        replace(r, text=r.text or render(r.blocks)) for r in message_rows(conn, bid, None, 1, 2**62)
+    ]

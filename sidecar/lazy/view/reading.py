@@ -8,6 +8,7 @@ title, a task's goal and prompt, a memory's content. Ids, times, paths and count
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from lazy.model import (
     Transcript,
 )
 from lazy.store import queries
+from lazy.store.queries import StoredMessage
 from lazy.view.messages import Subagents, build, searchable
 from lazy.view.redaction import redactor
 
@@ -100,9 +102,9 @@ def memory(m: MemoryView, redact: Redact | None = None) -> MemoryView:
     return m.model_copy(update={"content": redact(m.content), "meta": meta})
 
 
-# the messages read either side of a page, so a call's results (after it) and the call a
-# result answers (before it) are shown with it
-_AROUND = 64
+# the messages read at a time either side of a page, so a call's results (after it) and
+# the call a result answers (before it) are shown with it
+_AROUND = 16
 
 
 def _subagents(conn: sqlite3.Connection, info: BuilderInfo) -> Subagents | None:
@@ -149,6 +151,63 @@ def transcript(
     return Transcript(builder=info(b, r), messages=messages, sidechains=sides)
 
 
+def _results_after(
+    conn: sqlite3.Connection, bid: str, side: str | None, last: int
+) -> list[StoredMessage]:
+    """The run of tool results right after ``last``: the answers to the calls before it."""
+    out: list[StoredMessage] = []
+    while True:
+        more = queries.message_rows(conn, bid, side, last + 1, last + _AROUND)
+        run = list(itertools.takewhile(lambda m: m.role == "tool_result", more))
+        out += run
+        if len(run) < _AROUND or not more:
+            return out
+        last = run[-1].number
+
+
+def _call_before(
+    conn: sqlite3.Connection, bid: str, side: str | None, first: int
+) -> list[StoredMessage]:
+    """The messages from the last one before ``first`` that is not a tool result (the call
+    the results at ``first`` answer) up to ``first``."""
+    out: list[StoredMessage] = []
+    while first > 1:
+        more = queries.message_rows(conn, bid, side, max(1, first - _AROUND), first - 1)
+        if not more:
+            return out
+        calls = [i for i, m in enumerate(more) if m.role != "tool_result"]
+        if calls:
+            return more[calls[-1] :] + out
+        out = more + out
+        first = more[0].number
+    return out
+
+
+def _page(
+    conn: sqlite3.Connection,
+    b: BuilderInfo,
+    side: str | None,
+    start: int,
+    count: int,
+    redact: Redact,
+) -> list[MessageView]:
+    end = start + count - 1
+    rows = queries.message_rows(conn, b.id, side, start, end)
+    if not rows:
+        return []
+    if rows[0].role == "tool_result":
+        rows = _call_before(conn, b.id, side, rows[0].number) + rows
+    rows += _results_after(conn, b.id, side, rows[-1].number)
+    turn = queries.turn_before(conn, b.id, side, rows[0].number)
+    subs = _subagents(conn, b) if side is None else None
+    views = build(rows, b.tool, subagents=subs, turn=turn, project=b.project)
+    return [
+        message(m, redact)
+        for m in views
+        if start <= m.number <= end or any(start <= a <= end for a in m.absorbed)
+    ]
+
+
 def message_page(
     conn: sqlite3.Connection,
     bid: str,
@@ -161,19 +220,7 @@ def message_page(
     """The messages shown for numbers ``start``..``start+count-1`` of a line: each whole,
     with the results of its calls (read past the end) and, for a result at the start, the
     message whose call it answers (read before it, so it may repeat the page before)."""
-    b = queries.builder_info(conn, bid)
-    end = start + count - 1
-    first = max(1, start - _AROUND)
-    rows = queries.message_rows(conn, bid, side, first, end + _AROUND)
-    turn = queries.turn_before(conn, bid, side, first) if rows else 0
-    subs = _subagents(conn, b) if side is None else None
-    views = build(rows, b.tool, subagents=subs, turn=turn, project=b.project)
-    r = redactor(home)
-    return [
-        message(m, r)
-        for m in views
-        if start <= m.number <= end or any(start <= a <= end for a in m.absorbed)
-    ]
+    return _page(conn, queries.builder_info(conn, bid), side, start, count, redactor(home))
 
 
 def builder_info(conn: sqlite3.Connection, bid: str, *, home: Path | None = None) -> BuilderInfo:
@@ -232,20 +279,22 @@ def transcript_page(
     """Messages ``start``.. (``count`` of them) of the Builder ``ident`` names; of
     ``session_id``'s line when that is one of its subagents' (one of its own sessions is
     its own line). NotFound for a session that is not the Builder's."""
-    info = builder_info(conn, queries.resolve_builder(conn, ident), home=home)
-    if session_id is not None and session_id not in {s.session_id for s in info.sidechains} | set(
-        info.session_ids
+    raw = queries.builder_info(conn, queries.resolve_builder(conn, ident))
+    r = redactor(home)
+    shown = info(raw, r)
+    if session_id is not None and session_id not in {s.session_id for s in shown.sidechains} | set(
+        shown.session_ids
     ):
-        raise queries.NotFound(f"{session_id} in {info.id}")
-    side = session_id if session_id not in (None, *info.session_ids) else None
+        raise queries.NotFound(f"{session_id} in {shown.id}")
+    side = session_id if session_id not in (None, *shown.session_ids) else None
     total = (
-        info.message_count
+        shown.message_count
         if side is None
-        else next(s.message_count for s in info.sidechains if s.session_id == side)
+        else next(s.message_count for s in shown.sidechains if s.session_id == side)
     )
-    messages = message_page(conn, info.id, side, start, count, home=home)
-    shown = max([start + count - 1, *(max([m.number, *m.absorbed]) for m in messages)])
-    return TranscriptPage(info, side, messages, total, shown + 1 if shown < total else None)
+    messages = _page(conn, raw, side, start, count, r)
+    last = max([start + count - 1, *(max([m.number, *m.absorbed]) for m in messages)])
+    return TranscriptPage(shown, side, messages, total, last + 1 if last < total else None)
 
 
 def find(

@@ -55,7 +55,8 @@ def test_transcript_bench_at_a_tiny_size(tmp_path: Path) -> None:
     side = report["sidecar"]
     assert side["error"] is None and side["cold"]["runs"] == 1
     assert side["long_messages"] == 420
-    assert [x["size"] for x in side["warm"]] == [200, 200, 200]
+    # entries shown: results absorbed under their calls are not entries of their own
+    assert len(side["warm"]) == 3 and all(0 < x["size"] < 200 for x in side["warm"])
     assert side["pages_captured"] >= 2  # pages from 1, then each next_start
     web = report["webview"]
     assert web["error"] is None, web["error"]

@@ -128,6 +128,14 @@ def _counts(diff_lines: list[str]) -> tuple[int, int]:
     return added, removed
 
 
+def diff_file(path: str, lines: list[str]) -> DiffFile:
+    """A file's diff from its unified diff lines, with its counts and language."""
+    added, removed = _counts(lines)
+    return DiffFile(
+        path=path, diff="\n".join(lines), added=added, removed=removed, language=language_of(path)
+    )
+
+
 def file_diff(path: str, old: str, new: str, *, context: int = 3) -> DiffFile:
     """A unified diff of one file from its old and new text (Edit, Write)."""
     lines = list(
@@ -140,34 +148,16 @@ def file_diff(path: str, old: str, new: str, *, context: int = 3) -> DiffFile:
             lineterm="",
         )
     )
-    added, removed = _counts(lines)
-    return DiffFile(
-        path=path,
-        diff="\n".join(lines),
-        added=added,
-        removed=removed,
-        language=language_of(path),
-    )
+    return diff_file(path, lines)
 
 
 def edits_diff(path: str, edits: list[tuple[str, str]]) -> DiffFile:
     """One diff for a file changed by several replacements (MultiEdit): each its hunk."""
-    hunks: list[str] = []
-    added = removed = 0
+    lines = [f"--- a/{path}", f"+++ b/{path}"]
     for old, new in edits:
-        d = file_diff(path, old, new, context=0)
-        body = d.diff.split("\n")[2:]  # each replacement's own header would repeat the path
-        hunks.extend(body)
-        added += d.added
-        removed += d.removed
-    header = [f"a/{path}", f"b/{path}"]
-    return DiffFile(
-        path=path,
-        diff="\n".join([f"--- {header[0]}", f"+++ {header[1]}", *hunks]),
-        added=added,
-        removed=removed,
-        language=language_of(path),
-    )
+        # each replacement's own header would repeat the path
+        lines += file_diff(path, old, new, context=0).diff.split("\n")[2:]
+    return diff_file(path, lines)
 
 
 _ENVELOPE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
@@ -177,45 +167,21 @@ _MOVE = re.compile(r"^\*\*\* Move to: (.+)$")
 def apply_patch_diffs(patch: str) -> list[DiffFile]:
     """The files of a Codex ``apply_patch`` envelope (``*** Begin Patch`` … ``*** End
     Patch``), each as a unified diff: its ``@@`` hunks are already one."""
-    out: list[DiffFile] = []
-    path: str | None = None
-    action = ""
-    body: list[str] = []
-
-    def flush() -> None:
-        if path is None:
-            return
-        old = "/dev/null" if action == "Add" else f"a/{path}"
-        new = "/dev/null" if action == "Delete" else f"b/{path}"
-        lines = [f"--- {old}", f"+++ {new}"]
-        for b in body:
-            lines.append(b if b[:1] in ("+", "-", " ", "@") else " " + b)
-        added, removed = _counts(lines)
-        out.append(
-            DiffFile(
-                path=path,
-                diff="\n".join(lines),
-                added=added,
-                removed=removed,
-                language=language_of(path),
-            )
-        )
-
+    files: list[tuple[str, list[str]]] = []
     for raw in patch.splitlines():
         m = _ENVELOPE.match(raw)
         if m is not None:
-            flush()
-            action, path, body = m.group(1), m.group(2).strip(), []
+            action, path = m.group(1), m.group(2).strip()
+            old = "/dev/null" if action == "Add" else f"a/{path}"
+            new = "/dev/null" if action == "Delete" else f"b/{path}"
+            files.append((path, [f"--- {old}", f"+++ {new}"]))
             continue
         moved = _MOVE.match(raw)
-        if moved is not None and path is not None:
-            path = f"{path} → {moved.group(1).strip()}"
-            continue
-        if raw.startswith("*** ") or path is None:
-            continue  # Begin/End Patch, End of File
-        body.append(raw)
-    flush()
-    return out
+        if moved is not None and files:
+            files[-1] = (f"{files[-1][0]} → {moved.group(1).strip()}", files[-1][1])
+        elif files and not raw.startswith("*** "):  # Begin/End Patch, End of File
+            files[-1][1].append(raw if raw[:1] in ("+", "-", " ", "@") else " " + raw)
+    return [diff_file(path, lines) for path, lines in files]
 
 
 _GIT_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+)$")
@@ -223,40 +189,43 @@ _GIT_FILE = re.compile(r"^\+\+\+ (?:b/)?(.+)$")
 
 def unified_diffs(patch: str) -> list[DiffFile]:
     """The files of a unified diff (``--- a/x`` ``+++ b/x`` then hunks), as given."""
-    out: list[DiffFile] = []
+    files: list[tuple[str, list[str]]] = []
     current: list[str] = []
     path = ""
     for raw in patch.splitlines():
-        if raw.startswith("--- ") and current and any(c.startswith("@@") for c in current):
-            added, removed = _counts(current)
-            out.append(
-                DiffFile(
-                    path=path,
-                    diff="\n".join(current),
-                    added=added,
-                    removed=removed,
-                    language=language_of(path),
-                )
-            )
+        if raw.startswith("--- ") and any(c.startswith("@@") for c in current):
+            files.append((path, current))
             current = []
         m = _GIT_FILE.match(raw)
         if m is not None:
             path = m.group(1).strip()
-        if raw.startswith(("diff --git", "index ")):
-            continue
-        current.append(raw)
+        if not raw.startswith(("diff --git", "index ")):
+            current.append(raw)
     if current and path:
-        added, removed = _counts(current)
-        out.append(
-            DiffFile(
-                path=path,
-                diff="\n".join(current),
-                added=added,
-                removed=removed,
-                language=language_of(path),
-            )
-        )
-    return out
+        files.append((path, current))
+    return [diff_file(p, lines) for p, lines in files]
+
+
+def task_call(v: dict[str, Any]) -> CallShape:
+    """A call that runs a subagent with ``{description, prompt, subagent_type}`` (Claude
+    Code's Task, OpenCode's task)."""
+    kind = s(v.get("subagent_type")) or None
+    what = s(v.get("description")) or line(s(v.get("prompt")))
+    return CallShape(
+        "task",
+        line(f"Task ({kind}): {what}" if kind else f"Task: {what}"),
+        subagent_prompt=s(v.get("prompt")) or None,
+        subagent_description=s(v.get("description")) or None,
+        subagent_type=kind,
+    )
+
+
+Labels = tuple[tuple[re.Pattern[str], str], ...]
+
+
+def label_by(patterns: Labels, text: str) -> str | None:
+    """The label of the first pattern matching the start of ``text``."""
+    return next((label for pattern, label in patterns if pattern.match(text)), None)
 
 
 _STATUS = {"completed": "completed", "done": "completed", "in_progress": "in_progress"}

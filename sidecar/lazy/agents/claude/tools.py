@@ -11,10 +11,12 @@ from lazy.agents.tools import (
     checklist_summary,
     edits_diff,
     file_diff,
+    label_by,
     line,
     mcp_call,
     s,
     shell_result,
+    task_call,
     todos_of,
     unknown,
 )
@@ -38,18 +40,6 @@ def _search(name: str, v: dict[str, Any]) -> CallShape:
     glob = s(v.get("glob"))
     said = f"{name} {s(v.get('pattern'))!r}" + (f" in {where}" if where else "")
     return CallShape("search", line(said + (f" ({glob})" if glob else "")))
-
-
-def _task(v: dict[str, Any]) -> CallShape:
-    kind = s(v.get("subagent_type")) or None
-    what = s(v.get("description")) or line(s(v.get("prompt")))
-    return CallShape(
-        "task",
-        line(f"Task ({kind}): {what}" if kind else f"Task: {what}"),
-        subagent_prompt=s(v.get("prompt")) or None,
-        subagent_description=s(v.get("description")) or None,
-        subagent_type=kind,
-    )
 
 
 def _edit(name: str, v: dict[str, Any]) -> CallShape:
@@ -87,7 +77,7 @@ def describe(name: str, value: Any) -> CallShape:
     if name == "WebSearch":
         return CallShape("web", line(f"WebSearch {s(v.get('query'))!r}"))
     if name in ("Task", "Agent"):
-        return _task(v)
+        return task_call(v)
     if name == "ExitPlanMode":
         return CallShape("plan", line(f"Plan: {s(v.get('plan'))}"))
     if name in ("BashOutput", "KillShell", "KillBash", "TaskOutput"):
@@ -139,10 +129,7 @@ _TAGGED = re.compile(
 
 def harness_label(text: str) -> str | None:
     """What harness text is, when a text block is Claude Code's and not the person's."""
-    for pattern, label in _HARNESS:
-        if pattern.match(text):
-            return label
-    return None
+    return label_by(_HARNESS, text)
 
 
 def harness_split(text: str) -> list[tuple[str | None, str]]:

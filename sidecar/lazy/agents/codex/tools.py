@@ -11,6 +11,7 @@ from lazy.agents.tools import (
     ResultShape,
     apply_patch_diffs,
     checklist_summary,
+    label_by,
     line,
     mcp_call,
     s,
@@ -106,10 +107,7 @@ _HARNESS = (
 
 
 def harness_label(text: str) -> str | None:
-    for pattern, label in _HARNESS:
-        if pattern.match(text):
-            return label
-    return None
+    return label_by(_HARNESS, text)
 
 
 def harness_split(text: str) -> list[tuple[str | None, str]]:

@@ -12,6 +12,7 @@ from lazy.agents.tools import (
     line,
     s,
     shell_result,
+    task_call,
     todos_of,
     unified_diffs,
     unknown,
@@ -58,15 +59,7 @@ def describe(name: str, value: Any) -> CallShape:
     if name == "websearch":
         return CallShape("web", line(f"WebSearch {s(v.get('query'))!r}"))
     if name == "task":
-        kind = s(v.get("subagent_type")) or None
-        what = s(v.get("description")) or line(s(v.get("prompt")))
-        return CallShape(
-            "task",
-            line(f"Task ({kind}): {what}" if kind else f"Task: {what}"),
-            subagent_prompt=s(v.get("prompt")) or None,
-            subagent_description=s(v.get("description")) or None,
-            subagent_type=kind,
-        )
+        return task_call(v)
     if "_" in name and not name.startswith("_"):  # MCP tools: <server>_<tool>
         server, tool = name.split("_", 1)
         return CallShape("mcp", line(f"{server} · {tool}"), mcp_server=server)

@@ -9,13 +9,17 @@ import { openAsText } from "./transcript/asText";
 import { asNode, builderIdOf, builderLabel } from "./views/builders";
 import { importConversations } from "./views/importer";
 import { showSearch } from "./views/search";
+import { termsArg } from "./text";
 
-const openTranscript: Factory = (ctx) => async (arg, number, sessionId) => {
+// lazy.openTranscript(builder, number?, sessionId?, terms?): the Builder's line, or a subagent's,
+// at a message, with the terms (a search hit's) highlighted there
+const openTranscript: Factory = (ctx) => async (arg, number, sessionId, terms) => {
   const id = builderIdOf(arg);
   if (!id) return;
   const node = asNode(arg);
   const sid = typeof sessionId === "string" ? sessionId : node?.kind === "sidechain" ? node.info.session_id : null;
-  await ctx.panels.open(id, typeof number === "number" ? number : null, sid).catch((e: unknown) => { ctx.report("open transcript", e); });
+  const at = typeof number === "number" ? number : null;
+  await ctx.panels.open(id, at, sid, termsArg(terms)).catch((e: unknown) => { ctx.report("open transcript", e); });
 };
 
 const openTranscriptAsText: Factory = (ctx) => async (arg, sessionId) => {
@@ -53,7 +57,7 @@ const search: Factory = (ctx) => () => {
     client: ctx.client,
     scope: () => ctx.builders.scope(),
     log: ctx.log,
-    open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId); },
+    open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId, t.terms); },
   });
 };
 

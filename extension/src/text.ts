@@ -35,3 +35,27 @@ export function isCompaction(role: string, kinds: readonly string[], text: strin
   if (kinds.some((k) => k.toLowerCase().includes("compaction") || k.toLowerCase().includes("compact_boundary"))) return true;
   return role === "system" && /\b(compact(ed|ion)?|context (was )?(summari[sz]ed|compressed))\b/i.test(text.slice(0, 400));
 }
+
+/** The words a search hit matched: its snippet's highlighted ranges (offsets in code points,
+ * as the sidecar counts them), each once, case ignored; what the transcript highlights when it
+ * opens at the hit. */
+export function hitTerms(snippet: string, highlights: readonly (readonly [number, number])[] | undefined): string[] {
+  const chars = Array.from(snippet);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const [a, b] of highlights ?? []) {
+    const term = chars.slice(a, b).join("").trim();
+    const key = term.toLowerCase();
+    if (!term || term.length > 200 || seen.has(key)) continue;
+    seen.add(key);
+    out.push(term);
+    if (out.length === 32) break;
+  }
+  return out;
+}
+
+/** Terms handed to a command (lazy.openTranscript's fourth argument): strings only, bounded. */
+export function termsArg(v: unknown): string[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((t): t is string => typeof t === "string" && t.length > 0 && t.length <= 200).slice(0, 32);
+}

@@ -144,7 +144,11 @@ export function message<U extends { type: string }>(shapes: MessageShapes<U>, v:
   if (!Object.hasOwn(shapes, v.type)) throw new DecodeError("type", `a known message type, not ${JSON.stringify(v.type)}`);
   const shape = shapes[v.type as U["type"]] as Record<string, Decoder<unknown>>;
   const out: Record<string, unknown> = { type: v.type };
-  for (const [key, d] of Object.entries(shape)) out[key] = d(v[key], key);
+  for (const [key, d] of Object.entries(shape)) {
+    const value = d(v[key], key);
+    // an optional field left out stays out
+    if (value !== undefined) out[key] = value;
+  }
   return out as U;
 }
 

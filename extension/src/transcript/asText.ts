@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import { builderLabel } from "../views/builders";
 import type { LazyClient } from "../protocol/client";
-import type { BuilderInfo, MessageView, TranscriptsPageResult } from "../protocol";
+import type { BuilderInfo, MessageView, Part, TranscriptsPageResult } from "../protocol";
 import { plainText } from "../text";
 import { formatTimestamp } from "../time";
 import { agentName } from "../agents";
@@ -24,11 +24,37 @@ export function parseTranscriptUri(uri: vscode.Uri): { builderId: string; sessio
   return id ? { builderId: id, sessionId: q.get("session") } : undefined;
 }
 
+/** One part as plain text, as the sidecar's as_text says it: words as written, thinking and
+ * harness items by their label, a tool call as `→ summary` with its output under it. */
+function partText(p: Part): string {
+  const text = p.text ?? "";
+  switch (p.kind) {
+    case "text":
+      return text;
+    case "thinking":
+      return text ? `[thinking]\n${text}` : "[thinking, redacted]";
+    case "harness":
+    case "notice":
+      return `[${p.label ?? p.kind}]\n${text}`.trimEnd();
+    case "image":
+    case "file": {
+      const size = p.bytes ? ` ${p.bytes.toLocaleString("en-US")} bytes` : "";
+      return `[${[p.kind, p.name ?? p.media_type ?? ""].filter(Boolean).join(" ")}${size}]`;
+    }
+    case "tool": {
+      const t = p.tool;
+      if (!t) return "";
+      const out = t.output ? `\n${t.output.replace(/^/gm, "    ")}` : "";
+      return `  → ${t.summary}${out}`;
+    }
+  }
+}
+
 export function formatMessage(m: MessageView): string {
   const head = [`#${m.number}`, m.role, m.tool_name ?? "", formatTimestamp(m.timestamp)].filter(Boolean).join(" · ");
-  const lines = [`── ${head} ──`, plainText(m.text)];
-  for (const call of m.calls ?? []) lines.push(`  → ${plainText(call)}`);
-  return lines.join("\n");
+  const parts = m.parts ?? [];
+  const body = parts.length > 0 ? parts.map(partText).filter(Boolean).join("\n\n") : m.text;
+  return [`── ${head} ──`, plainText(body)].join("\n");
 }
 
 export function formatHeader(b: BuilderInfo, sessionId: string | null): string {

@@ -2,7 +2,9 @@
 // direction, each checked on receipt against its table of fields. Shared by both bundles.
 import {
   arr,
+  bool,
   builderInfo,
+  findMatch,
   DecodeError,
   int,
   isRecord,
@@ -10,6 +12,7 @@ import {
   messageView,
   nullable,
   obj,
+  optional,
   orError,
   positive,
   str,
@@ -17,7 +20,7 @@ import {
   type Decoder,
   type MessageShapes,
 } from "../protocol";
-import type { BuilderInfo, MessageView, Task } from "../protocol";
+import type { BuilderInfo, FindMatch, MessageView, Task } from "../protocol";
 
 /** What the serializer keeps for a panel: enough to reopen it where the user was. */
 export interface PanelState {
@@ -28,8 +31,19 @@ export interface PanelState {
 
 export type WebviewToHost =
   | { type: "ready" }
-  | { type: "loadPage"; sessionId: string | null; start: number; count: number }
+  /** inline: for a subagent shown inside its parent (the answer says so back). */
+  | { type: "loadPage"; sessionId: string | null; start: number; count: number; inline?: boolean }
   | { type: "openAsText"; sessionId: string | null }
+  /** Find over the whole line (transcripts/find). */
+  | { type: "find"; sessionId: string | null; query: string }
+  /** A clicked http(s) link: the extension opens it through VS Code, which asks. */
+  | { type: "openLink"; url: string }
+  /** A clicked file link: opened in an editor when it is inside a workspace folder. */
+  | { type: "openFile"; path: string; line: number | null }
+  /** An image's or file's "Open source": the session's source file, or why not. */
+  | { type: "openMedia"; sessionId: string; number: number }
+  /** A line (a subagent's, or null: the Builder's own) on its own panel. */
+  | { type: "openLine"; sessionId: string | null }
   | { type: "ask" }
   /** The promote form's submit: an empty field is left to the sidecar's fallback. */
   | { type: "promote"; from: number; to: number; goal: string; code: string; parent: string; prompt: string };
@@ -41,7 +55,8 @@ export interface FieldError {
 }
 
 export type HostToWebview =
-  | { type: "init"; builder: BuilderInfo; sessionId: string | null; focus: number | null }
+  /** focus: the message to land on; terms: the text to highlight there (a search's). */
+  | { type: "init"; builder: BuilderInfo; sessionId: string | null; focus: number | null; terms?: string[] }
   | {
       type: "page";
       sessionId: string | null;
@@ -49,8 +64,12 @@ export type HostToWebview =
       messages: MessageView[];
       total: number;
       nextStart: number | null;
+      inline?: boolean;
     }
-  | { type: "reveal"; sessionId: string | null; number: number }
+  | { type: "reveal"; sessionId: string | null; number: number; terms?: string[] }
+  /** transcripts/find's answer for query. */
+  | { type: "found"; sessionId: string | null; query: string; matches: FindMatch[]; total: number }
+  | { type: "findFailed"; query: string; message: string }
   | { type: "error"; message: string }
   /** What was promoted from this Builder: overlaps shown before submit, ranges marked. */
   | { type: "tasks"; tasks: Task[] }
@@ -77,18 +96,44 @@ const formText: Decoder<string> = (v, p) => {
 
 export const fieldError = obj<FieldError>({ field: str, message: str });
 
+const bounded = (max: number): Decoder<string> => (v, p) => {
+  const s = str(v, p);
+  if (s.length > max) throw new DecodeError(p, `at most ${max} characters`);
+  return s;
+};
+
+// what a search hit highlights: a few words, each short
+const terms: Decoder<string[]> = (v, p) => {
+  const a = arr(bounded(200))(v, p);
+  if (a.length > 32) throw new DecodeError(p, "at most 32 terms");
+  return a;
+};
+
+const query: Decoder<string> = (v, p) => {
+  const s = bounded(1000)(v, p);
+  if (!s) throw new DecodeError(p, "a non-empty string");
+  return s;
+};
+
 const WEBVIEW_MESSAGES: MessageShapes<WebviewToHost> = {
   ready: {},
-  loadPage: { sessionId, start: positive, count: pageCount },
+  loadPage: { sessionId, start: positive, count: pageCount, inline: optional(bool) },
   openAsText: { sessionId },
+  find: { sessionId, query },
+  openLink: { url: bounded(8192) },
+  openFile: { path: bounded(4096), line: nullable(positive) },
+  openMedia: { sessionId: str, number: positive },
+  openLine: { sessionId },
   ask: {},
   promote: { from: positive, to: positive, goal: formText, code: formText, parent: formText, prompt: formText },
 };
 
 const HOST_MESSAGES: MessageShapes<HostToWebview> = {
-  init: { builder: builderInfo, sessionId, focus: nullable(positive) },
-  page: { sessionId, start: positive, messages: arr(messageView), total: int, nextStart: nullable(positive) },
-  reveal: { sessionId, number: positive },
+  init: { builder: builderInfo, sessionId, focus: nullable(positive), terms: optional(terms) },
+  page: { sessionId, start: positive, messages: arr(messageView), total: int, nextStart: nullable(positive), inline: optional(bool) },
+  reveal: { sessionId, number: positive, terms: optional(terms) },
+  found: { sessionId, query: str, matches: arr(findMatch), total: int },
+  findFailed: { query: str, message: str },
   error: { message: str },
   tasks: { tasks: arr(task) },
   pickRange: { from: nullable(positive), to: nullable(positive) },

@@ -8,6 +8,7 @@ import { parsePanelState, parseWebviewMessage, type HostToWebview, type PanelSta
 import { builderTasks, promotedMessage, submitPromote } from "../promote/form";
 import type { BuilderInfo, Task } from "../protocol";
 import { nonce, webviewPage, type PageAssets } from "../webviewPage";
+import { openFile, openLink, openMedia } from "./open";
 
 export const VIEW_TYPE = "lazy.transcript";
 
@@ -22,7 +23,18 @@ export interface TranscriptDeps {
   onPromoted(task: Task): void;
   /** The transcript's "Ask…" button. */
   ask(builderId: string, label: string): void;
+  /** A subagent's "Open" (or a subagent panel's "Conversation"): that line on its own panel. */
+  openLine?: (builderId: string, sessionId: string | null) => void;
 }
+
+/** Where a panel opens: a message, and the terms (a search's) to highlight in it. */
+export interface Landing {
+  number: number | null;
+  terms: string[];
+}
+
+/** Find over the whole line asks for at most this many matching messages. */
+export const FIND_LIMIT = 5000;
 
 /** The promote form to open once the page is up: on a range, or asking for one. */
 type PendingPick = { from: number | null; to: number | null };
@@ -36,8 +48,8 @@ export function transcriptHtml(assets: PageAssets): string {
   <h1 id="title"></h1>
   <div id="meta" class="meta"></div>
   <div class="controls">
-    <select id="line" aria-label="Conversation or subagent" hidden></select>
-    <input id="find" type="search" placeholder="Find in transcript" aria-label="Find in transcript">
+    <button id="open-parent" title="Open the conversation this subagent is part of" hidden>Conversation</button>
+    <input id="find" type="search" placeholder="Find in transcript (Ctrl+F)" aria-label="Find in transcript">
     <button id="find-prev" title="Previous match (Shift+Enter)" aria-label="Previous match">&#8593;</button>
     <button id="find-next" title="Next match (Enter)" aria-label="Next match">&#8595;</button>
     <label><input id="only-matching" type="checkbox"> Only matching</label>
@@ -48,7 +60,7 @@ export function transcriptHtml(assets: PageAssets): string {
 </div>
 <div id="banner" class="banner" role="alert" hidden></div>
 <div id="notice" class="notice" role="status" hidden></div>
-<main id="messages"></main>
+<main id="messages" aria-label="Messages (↑/↓ or j/k move between them)"></main>
 <div id="status" class="status"></div>
 <form id="promote" class="promote" aria-label="Promote messages to a task" hidden>
   <div class="promote-head"><strong id="promote-range"></strong> <span id="promote-hint" class="hint"></span></div>
@@ -87,6 +99,7 @@ class TranscriptPanel {
     private sessionId: string | null,
     private focus: number | null,
     private readonly deps: TranscriptDeps,
+    private terms: string[],
     onDispose: () => void,
   ) {
     const root = vscode.Uri.joinPath(deps.extensionUri, "dist", "webview");
@@ -122,7 +135,7 @@ class TranscriptPanel {
         await this.init();
         return;
       case "loadPage":
-        await this.loadPage(m.sessionId, m.start, m.count);
+        await this.loadPage(m.sessionId, m.start, m.count, m.inline === true);
         return;
       case "openAsText":
         this.deps.openAsText(this.builderId, m.sessionId);
@@ -133,6 +146,51 @@ class TranscriptPanel {
       case "promote":
         await this.promote(m);
         return;
+      default:
+        await this.receiveOpen(m);
+    }
+  }
+
+  /** The page's requests to find, or to open something outside it. */
+  private async receiveOpen(m: WebviewToHost): Promise<void> {
+    try {
+      switch (m.type) {
+        case "find":
+          await this.find(m.sessionId, m.query);
+          return;
+        case "openLink":
+          await openLink(m.url, this.deps.log);
+          return;
+        case "openFile":
+          await openFile(m.path, m.line, this.builder?.project ?? null);
+          return;
+        case "openMedia": {
+          const client = this.deps.client();
+          if (client) await openMedia(client, this.builderId, m.sessionId);
+          return;
+        }
+        case "openLine":
+          this.deps.openLine?.(this.builderId, m.sessionId);
+          return;
+        default:
+          return;
+      }
+    } catch (e) {
+      this.deps.log.warn(`transcript ${m.type}: ${describeFailure(e)}`);
+    }
+  }
+
+  private async find(sessionId: string | null, query: string): Promise<void> {
+    const client = this.deps.client();
+    if (!client) {
+      this.post({ type: "findFailed", query, message: "The lazy sidecar is not running." });
+      return;
+    }
+    try {
+      const r = await client.request("transcripts/find", { builder_id: this.builderId, session_id: sessionId, query, limit: FIND_LIMIT });
+      this.post({ type: "found", sessionId, query, matches: r.matches, total: r.total });
+    } catch (e) {
+      this.post({ type: "findFailed", query, message: `Find failed: ${describeFailure(e)}` });
     }
   }
 
@@ -204,8 +262,9 @@ class TranscriptPanel {
         this.sessionId = null;
         this.focus = this.pick.from ?? this.focus;
       }
-      this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus });
+      this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus, terms: this.terms });
       this.focus = null;
+      this.terms = [];
       this.deps.onOpened(builder.id, builder.message_count);
       await this.sendTasks();
       this.flushPick();
@@ -214,7 +273,7 @@ class TranscriptPanel {
     }
   }
 
-  private async loadPage(sessionId: string | null, start: number, count: number): Promise<void> {
+  private async loadPage(sessionId: string | null, start: number, count: number, inline: boolean): Promise<void> {
     const client = this.deps.client();
     if (!client) {
       this.post({ type: "error", message: "The lazy sidecar is not running." });
@@ -227,7 +286,8 @@ class TranscriptPanel {
         start,
         count,
       });
-      this.sessionId = sessionId;
+      // a subagent shown inline is asked for by its session, but this panel stays on its line
+      if (!inline) this.sessionId = sessionId;
       this.post({
         type: "page",
         sessionId,
@@ -235,6 +295,7 @@ class TranscriptPanel {
         messages: page.messages,
         total: page.total,
         nextStart: page.next_start,
+        ...(inline ? { inline: true } : {}),
       });
       if (sessionId === null && this.builder && page.builder.message_count !== this.builder.message_count) {
         this.builder = page.builder;
@@ -245,7 +306,7 @@ class TranscriptPanel {
     }
   }
 
-  reveal(number: number | null, sessionId: string | null): void {
+  reveal(number: number | null, sessionId: string | null, terms: string[] = []): void {
     if (number === null && sessionId === this.sessionId) {
       this.panel.reveal(undefined, false);
       return;
@@ -254,30 +315,47 @@ class TranscriptPanel {
     // a message posted meanwhile is lost: remember the target for its next init, and also
     // post it for a page that is still alive.
     this.focus = number;
+    this.terms = terms;
     this.sessionId = sessionId;
     const alive = this.panel.visible && this.ready && this.builder !== undefined;
     this.panel.reveal(undefined, false);
     if (alive) {
-      if (number !== null) this.post({ type: "reveal", sessionId, number });
+      if (number !== null) this.post({ type: "reveal", sessionId, number, terms });
       else void this.init();
     }
   }
 }
 
+/** A panel per line: the Builder's own, or one of its subagents'. */
+export function lineKey(builderId: string, sessionId: string | null): string {
+  return sessionId ? `${builderId}\n${sessionId}` : builderId;
+}
+
 export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, TranscriptPanel>();
   private readonly resolving = new Map<string, Promise<string>>();
+  private readonly deps: TranscriptDeps;
 
-  constructor(private readonly deps: TranscriptDeps) {}
+  constructor(deps: TranscriptDeps) {
+    this.deps = {
+      ...deps,
+      openLine:
+        deps.openLine ??
+        ((id, sid) => {
+          this.open(id, null, sid).catch((e: unknown) => { deps.log.warn(`open line ${sid ?? ""}: ${describeFailure(e)}`); });
+        }),
+    };
+  }
 
-  /** Open (or bring forward) the panel of a Builder, at a message when given. */
-  async open(idOrPrefix: string, number?: number | null, sessionId?: string | null): Promise<void> {
-    await this.panelFor(idOrPrefix, number ?? null, sessionId ?? null, false);
+  /** Open (or bring forward) the panel of a Builder's line (its own, or a subagent's), at a
+   * message when given, with the terms to highlight there (a search hit's). */
+  async open(idOrPrefix: string, number?: number | null, sessionId?: string | null, terms?: readonly string[]): Promise<void> {
+    await this.panelFor(idOrPrefix, { number: number ?? null, terms: [...(terms ?? [])] }, sessionId ?? null, false);
   }
 
   /** Open a Builder's transcript with the promote form: on the range, or asking for one. */
   async openForPromote(idOrPrefix: string, from: number | null, to: number | null): Promise<void> {
-    const p = await this.panelFor(idOrPrefix, from, null, true);
+    const p = await this.panelFor(idOrPrefix, { number: from, terms: [] }, null, true);
     p.pickRange(from, to);
   }
 
@@ -287,9 +365,9 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     return undefined;
   }
 
-  private async panelFor(idOrPrefix: string, number: number | null, sessionId: string | null, quiet: boolean): Promise<TranscriptPanel> {
+  private async panelFor(idOrPrefix: string, at: Landing, sessionId: string | null, quiet: boolean): Promise<TranscriptPanel> {
     let id = idOrPrefix;
-    if (!this.panels.has(id)) {
+    if (!this.panels.has(lineKey(id, sessionId))) {
       // a prefix or a session id: find the Builder's own id, so there is one panel per
       // Builder; two opens at once (a click, then Enter) share one look-up
       let lookup = this.resolving.get(idOrPrefix);
@@ -302,24 +380,25 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
       }
       id = await lookup;
     }
-    const existing = this.panels.get(id);
+    const existing = this.panels.get(lineKey(id, sessionId));
     if (existing) {
       // the form's own pick reveals (and posts its range) itself
-      if (!quiet) existing.reveal(number, sessionId);
+      if (!quiet) existing.reveal(at.number, sessionId, at.terms);
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, "Transcript", vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, "dist", "webview")],
     });
-    return this.track(panel, { builderId: id, sessionId, number });
+    return this.track(panel, { builderId: id, sessionId, number: at.number }, at.terms);
   }
 
-  private track(panel: vscode.WebviewPanel, state: PanelState): TranscriptPanel {
-    const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, () => {
-      if (this.panels.get(p.builderId) === p) this.panels.delete(p.builderId);
+  private track(panel: vscode.WebviewPanel, state: PanelState, terms: string[] = []): TranscriptPanel {
+    const key = lineKey(state.builderId, state.sessionId);
+    const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, terms, () => {
+      if (this.panels.get(key) === p) this.panels.delete(key);
     });
-    this.panels.set(state.builderId, p);
+    this.panels.set(key, p);
     return p;
   }
 

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
 import { ErrorCode, isRecord, type Scope, type SearchResults } from "../protocol";
-import { plainText } from "../text";
+import { hitTerms, plainText } from "../text";
 import { relativeTime } from "../time";
 import { agentIcon } from "../agents";
 
@@ -13,6 +13,8 @@ export interface SearchTarget {
   builderId: string;
   number: number;
   sessionId: string | null;
+  /** What the hit matched, highlighted where the transcript opens. */
+  terms: string[];
 }
 
 export interface SearchItem extends vscode.QuickPickItem {
@@ -70,6 +72,7 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
           number: h.number,
           // a hit in a subagent's line opens that line; the Builder's own sessions are one line
           sessionId: h.sidechain ? h.session_id : null,
+          terms: hitTerms(h.snippet, h.highlights),
         },
       });
     }

@@ -3,7 +3,7 @@
 // page through textContent only.
 import { answerParts, chunkCounts, parseHostAnswer, type AnswerToHost, type HostToAnswer } from "../ask/messages";
 import { plainText } from "../text";
-import { el } from "./render";
+import { el } from "./dom";
 
 interface VsCodeApi {
   postMessage(message: AnswerToHost): void;

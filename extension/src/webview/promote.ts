@@ -6,7 +6,7 @@ import type { MessageView, Task } from "../protocol";
 import type { FieldError, WebviewToHost } from "../transcript/messages";
 import { checkRange, rangeLabel, tasksAt } from "../promote/range";
 import { plainText } from "../text";
-import { el } from "./render";
+import { el } from "./dom";
 
 const FIELDS = ["goal", "code", "parent", "prompt"] as const;
 type Field = (typeof FIELDS)[number];
@@ -130,7 +130,7 @@ export class PromoteForm {
   /** Marks one entry: in the picked range, the tasks it was promoted to, and its two buttons. */
   decorate(entry: HTMLElement): void {
     const n = Number(entry.dataset.number);
-    const head = entry.querySelector("header.head");
+    const head = entry.querySelector(":scope > article > header.head");
     if (!head || !Number.isInteger(n)) return;
     for (const old of Array.from(head.querySelectorAll(".range-actions, .task-tag"))) old.remove();
     const main = this.host.onMainLine();
@@ -153,6 +153,8 @@ export class PromoteForm {
     end.type = "button";
     end.dataset.range = "end";
     end.title = `Promote up to #${n}`;
+    // in the Tab order only while focus is in this message (nav.ts)
+    start.tabIndex = end.tabIndex = entry.classList.contains("active") ? 0 : -1;
     actions.append(start, end);
     head.append(actions);
   }

@@ -1,148 +1,162 @@
-// Building the transcript's DOM. Every piece of transcript text reaches the page through
-// textContent or a Text node, after plainText(): never innerHTML, never an attribute that
-// the browser would interpret (href, src, style). Kept free of globals so tests run it on a
-// fake document that refuses innerHTML.
-import type { BuilderInfo, MessageView } from "../protocol";
-import { findAll, isCompaction, plainText } from "../text";
+// One message of the view model (MessageView.parts, in order) as a self-contained entry: text as
+// Markdown, thinking and harness text folded, tool calls as one-line summaries that expand,
+// attachments as labelled placeholders. All text goes in as Text nodes or through the
+// sanitiser (dom.ts, sanitize.ts); this module sets no attribute from transcript text but
+// data-* and title.
+import type { BuilderInfo, MessageView, Part } from "../protocol";
+import { isCompaction } from "../text";
+import { bytesLabel, el, fold, oneLine, shownText, spaced } from "./dom";
+import { renderMarkdown } from "./markdown";
+import { renderTool, type ToolContext } from "./tools";
 
 export const ROLE_LABELS: Readonly<Record<string, string>> = {
   user: "User",
   assistant: "Assistant",
+  system: "Harness",
+  tool_result: "Tool result",
   reasoning: "Reasoning",
   tool_call: "Tool call",
-  tool_result: "Tool result",
-  system: "System",
 };
-
-/** Roles whose body is folded by default; a tool call only when it is long (a short one,
- * such as Read(path), says more unfolded than its summary would). */
-const FOLDED = new Set(["reasoning", "tool_result"]);
-const SHORT_CALL = { chars: 240, lines: 4 };
-
-function folded(m: MessageView): boolean {
-  if (FOLDED.has(m.role)) return true;
-  if (m.role !== "tool_call") return false;
-  return m.text.length > SHORT_CALL.chars || m.text.split("\n").length > SHORT_CALL.lines;
-}
-
-function lineCount(s: string): number {
-  return s ? s.split("\n").length : 0;
-}
-
-export function el<K extends keyof HTMLElementTagNameMap>(
-  doc: Document,
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const e = doc.createElement(tag);
-  if (className) e.className = className;
-  if (text !== undefined) e.textContent = plainText(text);
-  return e;
-}
 
 /** A CSS class name from a role: only [a-z_-], so a strange role cannot smuggle anything. */
 export function roleClass(role: string): string {
   return `role-${role.toLowerCase().replace(/[^a-z_-]/g, "") || "unknown"}`;
 }
 
-/** Fills target with text, each occurrence of query in a <mark>; returns how many. */
-export function setHighlighted(doc: Document, target: HTMLElement, raw: string, query: string): number {
-  const text = plainText(raw);
-  const ranges = findAll(text, query);
-  const parts: Node[] = [];
-  let at = 0;
-  for (const [a, b] of ranges) {
-    if (a > at) parts.push(doc.createTextNode(text.slice(at, a)));
-    const mark = doc.createElement("mark");
-    mark.textContent = text.slice(a, b);
-    parts.push(mark);
-    at = b;
-  }
-  if (at < text.length || parts.length === 0) parts.push(doc.createTextNode(text.slice(at)));
-  target.replaceChildren(...parts);
-  return ranges.length;
-}
-
-function firstLine(s: string, max = 90): string {
-  const line = plainText(s).split("\n").find((l) => l.trim()) ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-export interface RenderOptions {
-  query: string;
+export interface RenderOptions extends ToolContext {
   /** The message before this one in the line, to mark session boundaries. */
   previous?: MessageView;
   formatTime: (iso: string | null) => string;
+  /** Inside another message (a subagent shown inline): no id, not a Tab stop. */
+  nested?: boolean;
 }
 
-export interface Rendered {
-  entry: HTMLElement;
-  matches: number;
+function labelBadge(doc: Document, label: string, cls = "label"): HTMLElement {
+  return el(doc, "span", `badge ${cls}`, label);
 }
 
-/** One message (with the boundary markers before it) as a self-contained entry. */
-export function renderMessage(doc: Document, m: MessageView, opts: RenderOptions): Rendered {
-  const entry = el(doc, "div", "entry");
-  entry.dataset.number = String(m.number);
-  let matches = 0;
-
-  if (opts.previous && opts.previous.session_id !== m.session_id) {
-    entry.append(el(doc, "div", "divider session", `continued in session ${m.session_id}`));
+function thinkingPart(doc: Document, p: Part): HTMLElement {
+  if (!p.text) {
+    return el(doc, "div", "part thinking redacted", `Thinking${p.label ? ` (${p.label})` : ""}`);
   }
-  const compaction = isCompaction(m.role, m.kinds, m.text);
-  if (compaction) entry.append(el(doc, "div", "divider compaction", "context compacted"));
+  const summary = [el(doc, "span", "fold-title", "Thinking"), el(doc, "span", "preview", oneLine(p.text, 120))];
+  return fold(doc, "part thinking", summary, () => [renderMarkdown(doc, p.text ?? "")], p.text);
+}
 
-  const article = el(doc, "article", `msg ${roleClass(m.role)}${compaction ? " compaction" : ""}`);
-  article.id = `m-${m.number}`;
+function harnessPart(doc: Document, p: Part): HTMLElement {
+  const label = p.label ?? "Harness";
+  const text = p.text ?? "";
+  const summary = [labelBadge(doc, label, "harness-label"), el(doc, "span", "preview", oneLine(text, 120))];
+  return fold(doc, "part harness", summary, () => [el(doc, "pre", "harness-text", text)], `${label}\n${text}`);
+}
+
+function noticePart(doc: Document, p: Part): HTMLElement {
+  const box = el(doc, "div", "part notice");
+  const parts: Node[] = [];
+  if (p.label) parts.push(labelBadge(doc, p.label));
+  if (p.text) parts.push(el(doc, "span", "notice-text", p.text));
+  spaced(doc, box, parts);
+  return box;
+}
+
+/** An image or file: what it is and its size, and a button asking the extension to open it
+ * (lazy keeps an image's size and digest, not its bytes: said here). */
+function mediaPart(doc: Document, p: Part, index: number, sessionId: string): HTMLElement {
+  const box = el(doc, "div", `part media kind-${p.kind === "image" ? "image" : "file"}`);
+  const what = [p.kind === "image" ? "Image" : "File", p.name ?? "", p.media_type ?? "", p.bytes ? bytesLabel(p.bytes) : ""].filter(Boolean);
+  const label = el(doc, "span", "media-label", what.join(" · "));
+  const note = el(
+    doc,
+    "span",
+    "media-note",
+    p.kind === "image" ? "not kept by lazy (only its size and digest)" : "its content is in the session's source file",
+  );
+  const open = el(doc, "button", "media-open", "Open source");
+  open.type = "button";
+  open.tabIndex = -1;
+  open.dataset.action = "open-media";
+  open.dataset.part = String(index);
+  open.dataset.session = sessionId;
+  open.title = "Open the session's source file, where the agent recorded it";
+  spaced(doc, box, [labelBadge(doc, p.kind === "image" ? "image" : "file", "media-kind"), label, note, open]);
+  return box;
+}
+
+function renderPart(doc: Document, m: MessageView, p: Part, index: number, opts: RenderOptions): HTMLElement {
+  switch (p.kind) {
+    case "text": {
+      const box = el(doc, "div", "part text");
+      box.append(renderMarkdown(doc, p.text ?? ""));
+      return box;
+    }
+    case "thinking":
+      return thinkingPart(doc, p);
+    case "harness":
+      return harnessPart(doc, p);
+    case "notice":
+      return noticePart(doc, p);
+    case "image":
+    case "file":
+      return mediaPart(doc, p, index, m.session_id);
+    case "tool":
+      return p.tool ? renderTool(doc, p.tool, opts) : noticePart(doc, { kind: "notice", label: "Tool call" });
+  }
+}
+
+/** A message's parts; one of an older sidecar (no parts) reads as its text. */
+export function partsOf(m: MessageView): Part[] {
+  if (m.parts && m.parts.length > 0) return m.parts;
+  if (!m.text) return [];
+  return [{ kind: m.role === "system" ? "harness" : "text", text: m.text, label: m.role === "system" ? "System" : null }];
+}
+
+function compacted(m: MessageView): boolean {
+  return (m.parts ?? []).some((p) => p.kind === "harness" && /^compaction/i.test(p.label ?? "")) || isCompaction(m.role, m.kinds, m.text);
+}
+
+function header(doc: Document, m: MessageView, opts: RenderOptions): HTMLElement {
   const head = el(doc, "header", "head");
-  const parts = [el(doc, "span", "num", `#${m.number}`), el(doc, "span", "role", ROLE_LABELS[m.role] ?? m.role)];
-  if (m.tool_name) parts.push(el(doc, "span", "tool", m.tool_name));
+  const parts: Node[] = [el(doc, "span", "num", `#${m.number}`), el(doc, "span", "role", ROLE_LABELS[m.role] ?? m.role)];
   if (m.model) parts.push(el(doc, "span", "model", m.model));
   const when = opts.formatTime(m.timestamp);
   if (when) parts.push(el(doc, "span", "time", when));
-  // real spaces between the parts, so the text reads "#3 User …" when copied or read aloud
-  parts.forEach((p, i) => {
-    if (i > 0) head.append(doc.createTextNode(" "));
-    head.append(p);
-  });
-  article.append(head);
+  spaced(doc, head, parts);
+  return head;
+}
 
-  const body = el(doc, "div", "body");
-  matches += setHighlighted(doc, body, m.text, opts.query);
-  if (folded(m)) {
-    const details = el(doc, "details", "fold");
-    const summaryText = m.role === "reasoning" ? "Reasoning" : `${ROLE_LABELS[m.role] ?? m.role}${m.tool_name ? `: ${m.tool_name}` : ""}`;
-    const summary = el(doc, "summary", undefined, summaryText);
-    // a call previews its first line; output only says its size (it stays folded until asked)
-    const preview = m.role === "tool_call" ? firstLine(m.text) : "";
-    if (preview) summary.append(el(doc, "span", "preview", ` — ${preview}`));
-    else if (m.role === "tool_result") summary.append(el(doc, "span", "preview", ` (${lineCount(plainText(m.text))} lines)`));
-    details.append(summary, body);
-    article.append(details);
-  } else if (m.text) {
-    article.append(body);
+/** One message (with the boundary markers before it) as a self-contained entry. */
+export function renderMessage(doc: Document, m: MessageView, opts: RenderOptions): HTMLElement {
+  const entry = el(doc, "div", opts.nested ? "entry nested" : "entry");
+  entry.dataset.number = String(m.number);
+  if (opts.previous && opts.previous.session_id !== m.session_id) {
+    entry.append(el(doc, "div", "divider session", `continued in session ${m.session_id}`));
   }
+  const compaction = compacted(m);
+  if (compaction) entry.append(el(doc, "div", "divider compaction", "context compacted"));
 
-  const calls = m.calls ?? [];
-  if (calls.length > 0) {
-    const details = el(doc, "details", "fold calls");
-    details.append(el(doc, "summary", undefined, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`));
-    for (const call of calls) {
-      const pre = el(doc, "pre", "call");
-      matches += setHighlighted(doc, pre, call, opts.query);
-      details.append(pre);
-    }
-    article.append(details);
+  const harness = m.harness || m.role === "system";
+  const article = el(doc, "article", `msg ${roleClass(m.role)}${harness ? " harness" : ""}${compaction ? " compaction" : ""}`);
+  if (!opts.nested) {
+    article.id = `m-${m.number}`;
+    article.tabIndex = -1;
   }
+  article.setAttribute("aria-label", `#${m.number} ${ROLE_LABELS[m.role] ?? shownText(m.role)}`);
+  article.append(header(doc, m, opts));
+  const body = el(doc, "div", "parts");
+  body.append(...partsOf(m).map((p, i) => renderPart(doc, m, p, i, opts)));
+  article.append(body);
   entry.append(article);
-  entry.dataset.matches = String(matches);
-  return { entry, matches };
+  return entry;
+}
+
+/** The header's title: the Builder's title, else its summary's first line, cut to one line. */
+export function builderTitle(b: BuilderInfo): string {
+  return oneLine(b.title || b.summary || b.short_id, 120) || b.short_id;
 }
 
 /** The header's description of a Builder: agent, project, start, size. */
 export function builderMeta(b: BuilderInfo, formatTime: (iso: string | null) => string): string {
-  return [b.tool, b.project ?? "", formatTime(b.started_at), `${b.message_count} messages`, b.short_id]
+  return [b.tool, b.project ?? "", formatTime(b.started_at), `${b.message_count} messages`, b.alias ?? "", b.short_id]
     .filter(Boolean)
     .join(" · ");
 }

@@ -1,13 +1,21 @@
 // The transcript webview: a window [lo, hi] of one line's messages (the Builder's own, or a
 // subagent's), grown a page at a time as the user scrolls either way, so a transcript of
-// 50,000 messages opens as fast as one of 5. Talks to the extension only through the
-// validated unions of transcript/messages.ts.
+// 50,000 messages opens as fast as one of 5; of a page, the first messages (or those up to the
+// one it opens at) are built at once and the rest a chunk per task. Talks to the extension only through the
+// validated unions of transcript/messages.ts. The entry points from outside: `init` (open,
+// optionally at a message with terms to highlight) and `reveal` {number, terms} (land there).
 import type { BuilderInfo, MessageView } from "../protocol";
 import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type WebviewToHost } from "../transcript/messages";
 import { plainText } from "../text";
 import { formatTimestamp } from "../time";
+import { asElement } from "./dom";
+import { Find } from "./find";
+import { InlineSubagents } from "./inline";
+import { LoadedLine } from "./lines";
+import { clearMarks, markTerms } from "./marks";
+import { messagesOf, Navigator } from "./nav";
 import { PromoteForm } from "./promote";
-import { builderMeta, el, renderMessage } from "./render";
+import { builderMeta, builderTitle, renderMessage } from "./render";
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -18,13 +26,22 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const PAGE = 200;
 const NEAR = 1500; // px from an end at which the next page is asked for
+// a page's first messages are built at once (first paint); the rest a chunk per task after
+const FIRST = 20;
+const CHUNK = 25;
 const vscode = acquireVsCodeApi();
 const doc = document;
+
+function byId(id: string): HTMLElement {
+  const e = doc.getElementById(id);
+  if (!e) throw new Error(`missing #${id}`);
+  return e;
+}
 
 const ui = {
   title: byId("title"),
   meta: byId("meta"),
-  line: byId("line") as HTMLSelectElement,
+  parent: byId("open-parent") as HTMLButtonElement,
   find: byId("find") as HTMLInputElement,
   findCount: byId("find-count"),
   prev: byId("find-prev") as HTMLButtonElement,
@@ -37,27 +54,54 @@ const ui = {
   status: byId("status"),
 };
 
-function byId(id: string): HTMLElement {
-  const e = doc.getElementById(id);
-  if (!e) throw new Error(`missing #${id}`);
-  return e;
-}
-
 let builder: BuilderInfo | undefined;
 let line: string | null = null;
-const messages = new Map<number, MessageView>();
-let lo = 0;
-let hi = 0;
-let nextStart: number | null = null;
-let total = 0;
+const loaded = new LoadedLine();
 let pending = false;
-let focus: number | null = null;
-let query = "";
-let current = -1;
+/** After the next page: the message to land on (with terms), or only to scroll to. */
+let arrival: { number: number; terms: string[] | null } | null = null;
 
 const post = (m: WebviewToHost): void => {
   vscode.postMessage(m);
 };
+
+/** Messages of the line not built yet (after the last built one), in order. */
+let queue: MessageView[] = [];
+let queueTimer: number | undefined;
+
+function drain(n: number): void {
+  const batch = queue.splice(0, n);
+  if (batch.length === 0) return;
+  ui.list.append(...batch.map(renderEntry));
+  nav.ensureStop();
+}
+
+function scheduleDrain(): void {
+  if (queueTimer || queue.length === 0) return;
+  queueTimer = window.setTimeout(() => {
+    queueTimer = undefined;
+    drain(CHUNK);
+    if (queue.length === 0) maybeLoad();
+    scheduleDrain();
+  }, 0);
+}
+
+/** Build every message still queued: before anything looks for an entry. */
+function flush(): void {
+  drain(queue.length);
+}
+
+const topEntries = (): HTMLElement[] => {
+  flush();
+  return Array.from(ui.list.querySelectorAll<HTMLElement>(":scope > .entry"));
+};
+
+function entryFor(n: number): HTMLElement | undefined {
+  flush();
+  const holder = loaded.holder(n);
+  const article = holder === undefined ? null : doc.getElementById(`m-${holder}`);
+  return article?.closest<HTMLElement>(".entry") ?? undefined;
+}
 
 const form = new PromoteForm(
   doc,
@@ -87,10 +131,36 @@ const form = new PromoteForm(
     post,
     builderId: () => builder?.id,
     onMainLine: () => line === null,
-    message: (n) => (line === null ? messages.get(n) : undefined),
-    entries: () => Array.from(ui.list.querySelectorAll<HTMLElement>(".entry")),
+    message: (n) => (line === null ? loaded.messages.get(n) : undefined),
+    entries: topEntries,
   },
 );
+
+const find = new Find({
+  ask: (query) => { post({ type: "find", sessionId: line, query }); },
+  entry: entryFor,
+  load: (n) => {
+    if (!loaded.covers(n)) resetLine(line, { number: n, terms: null });
+  },
+  firstVisible: () => firstVisible(),
+  entries: topEntries,
+  count: ui.findCount,
+  onlyMatching: () => ui.only.checked,
+});
+
+const nav = new Navigator(ui.list, (article) => {
+  saveState(numberOf(article));
+});
+
+const inline = new InlineSubagents(post, (m, previous) =>
+  renderMessage(doc, m, { previous, formatTime: formatTimestamp, nested: true }),
+);
+
+function numberOf(e: Element | null | undefined): number | null {
+  const entry = e?.closest<HTMLElement>(".entry");
+  const n = entry ? Number(entry.dataset.number) : NaN;
+  return Number.isInteger(n) ? n : null;
+}
 
 function request(start: number, count: number): void {
   if (pending) return;
@@ -100,17 +170,15 @@ function request(start: number, count: number): void {
 }
 
 /** Start over on a line, around a message (or at the top). */
-function resetLine(sessionId: string | null, around: number | null): void {
+function resetLine(sessionId: string | null, around: { number: number; terms: string[] | null } | null): void {
   line = sessionId;
-  messages.clear();
+  loaded.clear();
+  queue = [];
   ui.list.replaceChildren();
-  lo = hi = 0;
-  nextStart = null;
   pending = false;
-  focus = around;
-  ui.line.value = sessionId ?? "";
-  request(around ? Math.max(1, around - 20) : 1, PAGE);
-  saveState(around);
+  arrival = around;
+  request(around ? Math.max(1, around.number - 20) : 1, PAGE);
+  saveState(around?.number ?? null);
 }
 
 function saveState(number: number | null): void {
@@ -118,66 +186,84 @@ function saveState(number: number | null): void {
 }
 
 function renderEntry(m: MessageView): HTMLElement {
-  const previous = messages.get(m.number - 1);
-  const r = renderMessage(doc, m, { query, previous, formatTime: formatTimestamp });
-  if (query && ui.only.checked && r.matches === 0) r.entry.classList.add("hidden");
-  form.decorate(r.entry);
-  return r.entry;
+  const before = loaded.holder(m.number - 1);
+  const entry = renderMessage(doc, m, {
+    previous: before === undefined ? undefined : loaded.messages.get(before),
+    formatTime: formatTimestamp,
+    loadSubagent: (into, ref) => { inline.load(into, ref); },
+  });
+  if (m.absorbed && m.absorbed.length > 0) entry.dataset.absorbed = m.absorbed.join(" ");
+  form.decorate(entry);
+  find.decorate(entry);
+  return entry;
 }
 
-function onPage(m: Extract<HostToWebview, { type: "page" }>): void {
-  if (m.sessionId !== line) return; // an answer for a line the user has left
-  pending = false;
-  total = m.total;
-  const fresh = m.messages.filter((x) => !messages.has(x.number));
-  const before = fresh.filter((x) => lo > 0 && x.number < lo);
-  const after = fresh.filter((x) => lo === 0 || x.number > hi);
-  if (before.length > 0) {
+function showPage(m: Extract<HostToWebview, { type: "page" }>): void {
+  const merged = loaded.merge(m);
+  for (const n of merged.replaced) doc.getElementById(`m-${n}`)?.closest(".entry")?.remove();
+  if (merged.replaced.length > 0) queue = queue.filter((x) => !merged.replaced.includes(x.number));
+  if (merged.before.length > 0) {
     const height = doc.documentElement.scrollHeight;
-    for (const x of before) messages.set(x.number, x);
-    ui.list.prepend(...before.map(renderEntry));
-    lo = before[0]?.number ?? lo;
+    ui.list.prepend(...merged.before.map(renderEntry));
     // keep what the user is reading where it was
     window.scrollBy(0, doc.documentElement.scrollHeight - height);
   }
-  if (after.length > 0) {
-    for (const x of after) messages.set(x.number, x);
-    ui.list.append(...after.map(renderEntry));
-    if (lo === 0) lo = after[0]?.number ?? 0;
-    hi = after[after.length - 1]?.number ?? hi;
-    nextStart = m.nextStart;
-  } else if (lo === 0 || m.start > hi) {
-    nextStart = m.nextStart;
+  if (merged.after.length > 0) {
+    queue.push(...merged.after);
+    // what the page opens at is built at once, with what comes before it on screen
+    const at = arrival ? queue.findIndex((x) => x.number >= (arrival?.number ?? 0)) : -1;
+    drain(Math.max(FIRST, at + 10));
+    scheduleDrain();
   }
+  const { lo, hi, total, nextStart } = loaded;
   ui.status.textContent = total === 0 ? "No messages." : `Messages ${lo}–${hi} of ${total}${nextStart ? " (scroll for more)" : ""}`;
-  if (query) refreshFind(false);
-  if (focus !== null) {
-    const n = focus;
-    focus = null;
-    reveal(n);
-  } else {
-    maybeLoad();
-  }
+  nav.ensureStop();
 }
 
-function reveal(n: number): void {
-  const target = doc.getElementById(`m-${n}`);
-  if (!target) {
-    if (n < lo || n > hi) resetLine(line, n);
+function onPage(m: Extract<HostToWebview, { type: "page" }>): void {
+  if (m.inline) {
+    inline.onPage(m);
     return;
   }
-  for (const d of Array.from(target.querySelectorAll("details"))) d.open = true;
-  target.scrollIntoView({ block: "center" });
-  target.classList.add("flash");
-  setTimeout(() => {
-    target.classList.remove("flash");
-  }, 2000);
+  if (m.sessionId !== line) return; // an answer for a line the user has left
+  pending = false;
+  showPage(m);
+  const to = arrival;
+  arrival = null;
+  if (to?.terms) reveal(to.number, to.terms);
+  else if (to) entryFor(to.number)?.scrollIntoView({ block: "start" });
+  find.pageShown();
+  if (!to) maybeLoad();
+}
+
+let landed: HTMLElement | null = null;
+
+/** Land on message n: its page loaded, scrolled into view, marked as the target, the terms
+ * highlighted in it (opening the thinking or tool call they are in). */
+function reveal(n: number, terms: string[]): void {
+  const entry = entryFor(n);
+  const article = entry?.querySelector<HTMLElement>(":scope > article.msg");
+  if (!entry || !article) {
+    if (!loaded.covers(n)) resetLine(line, { number: n, terms });
+    return;
+  }
+  if (landed) {
+    landed.classList.remove("target");
+    clearMarks(landed, "term");
+  }
+  landed = article;
+  entry.classList.remove("hidden");
+  article.classList.add("target");
+  const groups = terms.length > 0 ? markTerms(article, terms, { open: true, cls: "term" }) : [];
+  nav.focus(article, false);
+  (groups[0]?.[0] ?? article).scrollIntoView({ block: "center" });
   saveState(n);
 }
 
 function maybeLoad(): void {
-  if (pending) return;
+  if (pending || queue.length > 0) return;
   const root = doc.documentElement;
+  const { lo, nextStart } = loaded;
   if (nextStart !== null && window.scrollY + window.innerHeight > root.scrollHeight - NEAR) {
     request(nextStart, PAGE);
   } else if (lo > 1 && window.scrollY < NEAR) {
@@ -187,17 +273,17 @@ function maybeLoad(): void {
 }
 
 function firstVisible(): number | null {
-  const hit = doc.elementFromPoint(window.innerWidth / 2, 80);
-  const entry = hit?.closest(".entry");
-  const n = entry instanceof HTMLElement ? Number(entry.dataset.number) : NaN;
-  return Number.isInteger(n) ? n : null;
+  for (const a of messagesOf(ui.list)) {
+    if (a.getBoundingClientRect().bottom > 80) return numberOf(a);
+  }
+  return null;
 }
 
 let scrollQueued = false;
 window.addEventListener("scroll", () => {
   if (scrollQueued) return;
   scrollQueued = true;
-  requestAnimationFrame(() => {
+  window.requestAnimationFrame(() => {
     scrollQueued = false;
     maybeLoad();
     saveState(firstVisible());
@@ -206,55 +292,65 @@ window.addEventListener("scroll", () => {
 
 // ---- find in transcript ----------------------------------------------------------------------
 
-function refreshFind(rerender: boolean): void {
-  if (rerender) {
-    const entries = [...messages.values()].sort((a, b) => a.number - b.number).map(renderEntry);
-    ui.list.replaceChildren(...entries);
-  }
-  const marks = ui.list.querySelectorAll("mark");
-  ui.findCount.textContent = query ? `${marks.length} in loaded messages` : "";
-  current = -1;
+let findTimer: number | undefined;
+function flushFind(): void {
+  if (findTimer) window.clearTimeout(findTimer);
+  findTimer = undefined;
+  if (ui.find.value !== find.query) find.setQuery(ui.find.value);
 }
-
-function step(delta: number): void {
-  const marks = Array.from(ui.list.querySelectorAll("mark"));
-  if (marks.length === 0) return;
-  marks[current]?.classList.remove("current");
-  current = (current + delta + marks.length) % marks.length;
-  const mark = marks[current];
-  if (!mark) return;
-  for (let d = mark.closest("details"); d; d = d.parentElement?.closest("details") ?? null) d.open = true;
-  mark.classList.add("current");
-  mark.scrollIntoView({ block: "center" });
-  ui.findCount.textContent = `${current + 1} of ${marks.length} in loaded messages`;
-}
-
-let findTimer: ReturnType<typeof setTimeout> | undefined;
 ui.find.addEventListener("input", () => {
-  if (findTimer) clearTimeout(findTimer);
-  findTimer = setTimeout(() => {
-    query = ui.find.value;
-    refreshFind(true);
-  }, 150);
+  if (findTimer) window.clearTimeout(findTimer);
+  findTimer = window.setTimeout(flushFind, 200);
 });
 ui.find.addEventListener("keydown", (e) => {
-  if (e.key === "Enter") step(e.shiftKey ? -1 : 1);
+  if (e.key !== "Enter") return;
+  e.preventDefault();
+  const typed = ui.find.value !== find.query;
+  flushFind();
+  if (!typed) find.step(e.shiftKey ? -1 : 1);
 });
-ui.prev.addEventListener("click", () => { step(-1); });
-ui.next.addEventListener("click", () => { step(1); });
-ui.only.addEventListener("change", () => { refreshFind(true); });
+ui.prev.addEventListener("click", () => { find.step(-1); });
+ui.next.addEventListener("click", () => { find.step(1); });
+ui.only.addEventListener("change", () => {
+  for (const e of topEntries()) find.decorate(e);
+});
+doc.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "f") {
+    e.preventDefault();
+    ui.find.focus();
+    ui.find.select();
+  }
+});
+
+// ---- clicks: the range buttons, links, a subagent's Open, an image's source -------------------
+
+function onClick(e: MouseEvent): void {
+  const target = asElement(e.target)?.closest<HTMLElement>("button, a[data-href], a[data-file]") ?? null;
+  if (!target) return;
+  const n = numberOf(target.closest(".entry:not(.nested)"));
+  const d = target.dataset;
+  if (d.href) {
+    e.preventDefault();
+    post({ type: "openLink", url: d.href });
+  } else if (d.file) {
+    e.preventDefault();
+    post({ type: "openFile", path: d.file, line: d.line ? Number(d.line) : null });
+  } else if (d.range && n !== null && !target.closest(".entry.nested")) {
+    if (d.range === "start") form.startHere(n);
+    else form.endHere(n);
+  } else if (d.action === "open-subagent" && d.session) {
+    post({ type: "openLine", sessionId: d.session });
+  } else if (d.action === "open-media" && d.session) {
+    const num = numberOf(target.closest(".entry"));
+    if (num !== null) post({ type: "openMedia", sessionId: d.session, number: num });
+  } else if (d.action === "inline-more") {
+    inline.more(target);
+  }
+}
+ui.list.addEventListener("click", onClick);
 ui.asText.addEventListener("click", () => { post({ type: "openAsText", sessionId: line }); });
 ui.ask.addEventListener("click", () => { post({ type: "ask" }); });
-// one listener for every message's "Start here" / "End here"
-ui.list.addEventListener("click", (e) => {
-  const button = e.target instanceof Element ? e.target.closest("button[data-range]") : null;
-  const entry = button?.closest(".entry");
-  const n = entry instanceof HTMLElement ? Number(entry.dataset.number) : NaN;
-  if (!(button instanceof HTMLElement) || !Number.isInteger(n)) return;
-  if (button.dataset.range === "start") form.startHere(n);
-  else form.endHere(n);
-});
-ui.line.addEventListener("change", () => { resetLine(ui.line.value || null, null); });
+ui.parent.addEventListener("click", () => { post({ type: "openLine", sessionId: null }); });
 
 // ---- messages from the extension -------------------------------------------------------------
 
@@ -263,30 +359,33 @@ function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
   // (re)loaded, after the sidecar was down: what the banner said is over
   ui.banner.hidden = true;
   ui.banner.textContent = "";
-  ui.title.textContent = plainText(m.builder.summary || m.builder.title || m.builder.short_id);
+  const side = m.sessionId ? m.builder.sidechains?.find((s) => s.session_id === m.sessionId) : undefined;
+  const title = builderTitle(m.builder);
+  ui.title.textContent = side ? `Subagent ${side.agent_id ?? m.sessionId?.slice(-8) ?? ""} · ${title}` : title;
+  ui.title.title = plainText(m.builder.title || m.builder.summary).slice(0, 600);
   ui.meta.textContent = plainText(builderMeta(m.builder, formatTimestamp));
-  const main = el(doc, "option", undefined, `Conversation (${m.builder.message_count})`);
-  main.value = "";
-  const options = [main];
-  for (const s of m.builder.sidechains ?? []) {
-    const o = el(doc, "option", undefined, `Subagent ${s.agent_id ?? s.session_id.slice(-8)} (${s.message_count ?? 0})`);
-    o.value = s.session_id;
-    options.push(o);
-  }
-  ui.line.replaceChildren(...options);
-  ui.line.hidden = options.length < 2;
+  ui.parent.hidden = !side;
   // reloaded after being hidden: back to where the user was, unless sent somewhere
   const saved = parsePanelState(vscode.getState());
   const resume = saved?.builderId === m.builder.id && saved.sessionId === m.sessionId ? saved.number : null;
-  resetLine(m.sessionId, m.focus ?? resume);
+  if (m.focus !== null) resetLine(m.sessionId, { number: m.focus, terms: m.terms ?? [] });
+  else resetLine(m.sessionId, resume !== null ? { number: resume, terms: null } : null);
+  if (find.query) find.setQuery(find.query);
 }
 
-window.addEventListener("message", (event: MessageEvent<unknown>) => {
-  const m = parseHostMessage(event.data);
-  if (m instanceof Error) {
-    console.warn(`lazy: ignored a malformed message: ${m.message}`);
+function onPickRange(m: Extract<HostToWebview, { type: "pickRange" }>): void {
+  if (m.from === null || m.to === null) {
+    if (line !== null) resetLine(null, null);
+    form.askForRange();
     return;
   }
+  if (line !== null) resetLine(null, { number: m.from, terms: [] });
+  else if (pending) arrival = { number: m.from, terms: [] }; // landed on when the page in flight arrives
+  else reveal(m.from, []);
+  form.select(m.from, m.to);
+}
+
+function onMessage(m: HostToWebview): void {
   switch (m.type) {
     case "init":
       onInit(m);
@@ -295,22 +394,20 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
       onPage(m);
       break;
     case "reveal":
-      if (m.sessionId !== line) resetLine(m.sessionId, m.number);
-      else reveal(m.number);
+      if (m.sessionId !== line) resetLine(m.sessionId, { number: m.number, terms: m.terms ?? [] });
+      else reveal(m.number, m.terms ?? []);
+      break;
+    case "found":
+      if (m.sessionId === line) find.onResults(m.query, m.matches, m.total);
+      break;
+    case "findFailed":
+      find.onFailed(m.query, plainText(m.message));
       break;
     case "tasks":
       form.setTasks(m.tasks);
       break;
     case "pickRange":
-      if (m.from === null || m.to === null) {
-        if (line !== null) resetLine(null, null);
-        form.askForRange();
-      } else {
-        if (line !== null) resetLine(null, m.from);
-        else if (pending) focus = m.from; // revealed when the page in flight arrives
-        else reveal(m.from);
-        form.select(m.from, m.to);
-      }
+      onPickRange(m);
       break;
     case "promoted":
       form.onPromoted(m.task, m.overlapping);
@@ -325,6 +422,15 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
       ui.status.textContent = "";
       break;
   }
+}
+
+window.addEventListener("message", (event: MessageEvent<unknown>) => {
+  const m = parseHostMessage(event.data);
+  if (m instanceof Error) {
+    console.warn(`lazy: ignored a malformed message: ${m.message}`);
+    return;
+  }
+  onMessage(m);
 });
 
 post({ type: "ready" });

@@ -96,6 +96,10 @@ export class Uri {
   static file(p: string): Uri {
     return new Uri("file", p, "");
   }
+  static parse(s: string): Uri {
+    const m = /^([a-z][a-z0-9+.-]*):(.*)$/i.exec(s);
+    return new Uri(m?.[1] ?? "file", m?.[2] ?? s, "");
+  }
   static from(c: { scheme: string; path?: string; query?: string }): Uri {
     return new Uri(c.scheme, c.path ?? "", c.query ?? "");
   }
@@ -132,6 +136,15 @@ export enum ViewColumn {
 }
 
 export class Position {}
+
+export class Range {
+  constructor(
+    readonly startLine: number,
+    readonly startCharacter: number,
+    readonly endLine: number,
+    readonly endCharacter: number,
+  ) {}
+}
 
 // ---- recorders ----------------------------------------------------------------------------
 
@@ -181,6 +194,10 @@ export const window = {
   setStatusBarMessage: recorder("window.setStatusBarMessage"),
   createTreeView: (id: string): unknown => ({ id, description: undefined as string | undefined, dispose: () => undefined }),
   showInputBox: recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>,
+  showTextDocument: recorder("window.showTextDocument"),
+  createWebviewPanel: (..._args: unknown[]): unknown => {
+    throw new Error("tests pass their own webview panel");
+  },
 };
 
 export const workspace = {
@@ -190,6 +207,7 @@ export const workspace = {
 
 export const env = {
   clipboard: { writeText: recorder("env.clipboard.writeText") },
+  openExternal: recorder("env.openExternal", true),
 };
 
 /** Forget what was recorded and put back the default window functions. */
@@ -199,6 +217,10 @@ export function resetMock(): void {
   window.showWarningMessage = recorder("window.showWarningMessage");
   window.showErrorMessage = recorder("window.showErrorMessage");
   window.showInputBox = recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>;
+  window.showTextDocument = recorder("window.showTextDocument");
+  window.createWebviewPanel = () => {
+    throw new Error("tests pass their own webview panel");
+  };
   window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<unknown>) =>
     task({ report: () => undefined }, new CancellationTokenSource().token));
 }

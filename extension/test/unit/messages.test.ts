@@ -23,6 +23,29 @@ describe("webview → extension messages", () => {
     assert.deepEqual(parseWebviewMessage(promote), promote);
   });
 
+  it("accepts find, the opens and an inline page", () => {
+    const ok = [
+      { type: "find", sessionId: null, query: "cursor" },
+      { type: "openLink", url: "https://example.com" },
+      { type: "openFile", path: "src/a.ts", line: 3 },
+      { type: "openFile", path: "src/a.ts", line: null },
+      { type: "openMedia", sessionId: "s", number: 4 },
+      { type: "openLine", sessionId: "s:agent" },
+      { type: "openLine", sessionId: null },
+      { type: "loadPage", sessionId: "s:agent", start: 1, count: 50, inline: true },
+    ];
+    for (const m of ok) assert.deepEqual(parseWebviewMessage(m), m);
+    for (const m of [
+      { type: "find", sessionId: null, query: "" },
+      { type: "find", sessionId: null, query: "x".repeat(1001) },
+      { type: "openFile", path: "a", line: 0 },
+      { type: "openLink", url: 7 },
+      { type: "loadPage", sessionId: null, start: 1, count: 5, inline: "yes" },
+    ]) {
+      assert.ok(parseWebviewMessage(m) instanceof Error, JSON.stringify(m));
+    }
+  });
+
   it("drops fields it does not know", () => {
     assert.deepEqual(parseWebviewMessage({ type: "ready", command: "rm -rf /" }), { type: "ready" });
   });
@@ -70,6 +93,15 @@ describe("extension → webview messages", () => {
     assert.equal(page.type === "page" && page.messages[0]?.text, "<script>alert(1)</script>");
     assert.deepEqual(parseHostMessage({ type: "reveal", sessionId: null, number: 4 }), { type: "reveal", sessionId: null, number: 4 });
     assert.deepEqual(parseHostMessage({ type: "error", message: "x" }), { type: "error", message: "x" });
+  });
+
+  it("accepts terms to land on, find answers, and refuses runaway terms", () => {
+    assert.deepEqual(parseHostMessage({ type: "reveal", sessionId: null, number: 4, terms: ["a", "b"] }), { type: "reveal", sessionId: null, number: 4, terms: ["a", "b"] });
+    const found = { type: "found", sessionId: null, query: "q", matches: [{ number: 2, count: 3 }], total: 3 };
+    assert.deepEqual(parseHostMessage(found), found);
+    assert.ok(parseHostMessage({ type: "reveal", sessionId: null, number: 4, terms: ["x".repeat(201)] }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "reveal", sessionId: null, number: 4, terms: Array(33).fill("a") }) instanceof Error);
+    assert.ok(parseHostMessage({ ...found, matches: [{ number: "2", count: 3 }] }) instanceof Error);
   });
 
   const t = { code: "c", goal: "g", prompt: "p", created_at: "2025-06-12T10:00:00Z", builder_id: "b", from_message: 2, to_message: 3 };

@@ -29,7 +29,8 @@ describe("search quick pick", () => {
     assert.equal(first.label, `$(hubot) #${g.hits[0]!.number} user`);
     assert.equal(first.detail, g.hits[0]!.snippet);
     assert.ok(first.alwaysShow, "the sidecar filters, not the quick pick");
-    assert.deepEqual(first.target, { builderId: g.builder_id, number: 1, sessionId: null });
+    // the words the hit matched travel with it, to be highlighted where the transcript opens
+    assert.deepEqual(first.target, { builderId: g.builder_id, number: 1, sessionId: null, terms: ["pages", "cursor"] });
     const sub = items.find((i) => i.label.includes("(subagent)"));
     assert.equal(sub?.target?.sessionId, g.hits.find((h) => h.sidechain)?.session_id);
   });
@@ -135,7 +136,7 @@ describe("search quick pick", () => {
     assert.equal(pick.hidden, false);
     pick.selectedItems = [pick.items[1]!];
     pick.accept.fire(undefined);
-    assert.deepEqual(opened, [{ builderId: results.groups[0]!.builder_id, number: 1, sessionId: null }]);
+    assert.deepEqual(opened, [{ builderId: results.groups[0]!.builder_id, number: 1, sessionId: null, terms: ["pages", "cursor"] }]);
     assert.equal(pick.hidden, true);
   });
 

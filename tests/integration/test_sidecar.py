@@ -160,6 +160,16 @@ async def test_builders_name_binds_an_alias_that_labels_the_builder(
     aliases = run_lazy(world.lazy_home, world.user_home, "alias", "list", "--all-scopes", "--json")
     names = [a["name"] for a in json.loads(aliases.stdout)["aliases"]]
     assert names == ["reviewer-2"]  # renaming left no stale name behind
+    # the alias opens it as its id does (the extension's quick open takes either)
+    by_alias = await call(client, "builders/get", {"id": "reviewer-2"})
+    assert by_alias["id"] == first.id and by_alias["alias"] == "reviewer-2"
+    page = await call(client, "transcripts/page", {"builder_id": "reviewer-2", "count": 10})
+    assert (
+        page["builder"]["id"] == first.id
+        and page["messages"][0]["text"] == "question 0 about the retention policy"
+    )
+    found = await call(client, "transcripts/find", {"builder_id": "reviewer-2", "query": "KEEP IT"})
+    assert found["total"] == 1 and found["matches"] == [{"number": 2, "count": 1}]
     cleared = await call(client, "builders/name", {"id": first.id, "name": None})
     assert cleared["alias"] is None
     got = await call(client, "builders/get", {"id": first.id})

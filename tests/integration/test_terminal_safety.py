@@ -90,6 +90,9 @@ class World:
         for k in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM_PROGRAM"):
             env.pop(k, None)
         env["TERM"] = "xterm-256color"
+        # a pager that passes everything through at once: what `lazy show` pages on a
+        # terminal reaches the pseudo-terminal, and no `less` waits for a key
+        env["LAZY_PAGER"] = "cat -u"
         return env
 
 

@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from lazy.aliases.registry import RegistryWriteWarning, SessionRegistry, default_session_registry
-from lazy.aliases.resolve import label_builders, name_builder
+from lazy.aliases.resolve import label_builders, name_builder, resolve_conversation
 from lazy.model import BuilderInfo
 from lazy.store.queries import resolve_builder
 from lazy.view.reading import builder_info, builders_page
@@ -61,9 +61,19 @@ def named_builder(
     home: Path | None = None,
     registry: SessionRegistry | None = None,
 ) -> BuilderInfo:
-    """The Builder ``ident`` names (its id, a session id, or a unique prefix), labelled."""
-    info = builder_info(conn, resolve_builder(conn, ident), home=home)
-    return label_builders(registry or default_session_registry(), [info])[0]
+    """The Builder ``ident`` names (its id, a session id, a unique prefix, or else an
+    alias), labelled."""
+    registry = registry or default_session_registry()
+    info = builder_info(conn, resolve_conversation(conn, ident, registry=registry), home=home)
+    return label_builders(registry, [info])[0]
+
+
+def named_id(
+    conn: sqlite3.Connection, ident: str, *, registry: SessionRegistry | None = None
+) -> str:
+    """The Builder id ``ident`` names: its id, a session id, a unique prefix, or else an
+    alias (the VS Code quick open takes either)."""
+    return resolve_conversation(conn, ident, registry=registry or default_session_registry())
 
 
 def rename_builder(

@@ -16,7 +16,7 @@ from lazy.agents import TOOLS
 from lazy.aliases.registry import SessionEntry, SessionRegistry, check_name, normalize_scope
 from lazy.model import BuilderInfo
 from lazy.store.lookups import conversation_of, last_model
-from lazy.store.queries import NotFound, builder_info
+from lazy.store.queries import Ambiguous, NotFound, builder_info, resolve_builder
 
 
 class AmbiguousAlias(LookupError):
@@ -72,6 +72,88 @@ def resolve_alias(
     if len(found) > 1:
         raise AmbiguousAlias(name, normalize_scope(scope), found)
     return found[0].agent, found[0].native_id
+
+
+class Unnamed(NotFound):
+    """Nothing ``ident`` could be names a stored conversation; ``tried`` says what it was
+    looked up as, and ``elsewhere`` what it named that the store does not have."""
+
+    def __init__(self, ident: str, tried: list[str], elsewhere: list[str]):
+        self.ident, self.tried, self.elsewhere = ident, tried, elsewhere
+        super().__init__(ident)
+
+
+def _in_reach(scope: str, here: str | None) -> bool:
+    return here is not None and (here == scope or here.startswith(scope.rstrip("/") + "/"))
+
+
+def _named(
+    conn: sqlite3.Connection, entries: list[SessionEntry], ident: str
+) -> tuple[list[str], list[str]]:
+    """(Builder ids, sorted, distinct) the entries name in the store, and the sessions
+    they name that it does not have."""
+    found: set[str] = set()
+    missing = []
+    for e in entries:
+        known = conversation_of(conn, e.native_id)
+        if known is None:
+            missing.append(f"alias {ident!r} ({e.agent}, {e.scope}) names session {e.native_id}")
+        else:
+            found.add(known[0])
+    return sorted(found), missing
+
+
+def _ambiguous(conn: sqlite3.Connection, ident: str, bids: list[str]) -> Ambiguous:
+    infos = [builder_info(conn, b) for b in bids]
+    return Ambiguous(ident, [(i.id, i.started_at, i.summary) for i in infos])
+
+
+def resolve_conversation(
+    conn: sqlite3.Connection,
+    ident: str,
+    *,
+    registry: SessionRegistry,
+    cwd: str | os.PathLike[str] | None = None,
+) -> str:
+    """The Builder id ``ident`` names, looked up in this order: an alias bound in ``cwd`` or
+    the nearest folder above it that binds it; a Builder id, a session id or a unique prefix
+    of one; an alias bound in any other scope. An alias bound for several agents (or, outside
+    ``cwd``, in several scopes) names a conversation only when they all name the same one.
+    Ambiguous (its candidates) when it names several; :class:`Unnamed` when it names none."""
+    ident = ident.strip()
+    try:
+        check_name(ident)
+        nameable = True
+    except ValueError:
+        nameable = False  # not a name an alias can have: an id only
+    entries: list[SessionEntry] | None = None  # read when first needed
+    here = normalize_scope(cwd) if cwd is not None and nameable else None
+    missing: list[str] = []
+    if here is not None:
+        entries = [e for e in registry.entries() if e.name == ident]
+        near = sorted((e for e in entries if _in_reach(e.scope, here)), key=lambda e: -len(e.scope))
+        bids, missing = _named(
+            conn, [e for e in near if e.scope == near[0].scope] if near else [], ident
+        )
+        if len(bids) > 1:
+            raise _ambiguous(conn, ident, bids)
+        if bids:
+            return bids[0]
+    try:
+        return resolve_builder(conn, ident)
+    except NotFound:
+        pass
+    if entries is None:
+        entries = [e for e in registry.entries() if e.name == ident] if nameable else []
+    bids, more = _named(conn, [e for e in entries if not _in_reach(e.scope, here)], ident)
+    if len(bids) > 1:
+        raise _ambiguous(conn, ident, bids)
+    if bids:
+        return bids[0]
+    tried = ["a Builder id, session id or unique prefix of one"]
+    if nameable:
+        tried.append(f"an alias in the session registry ({registry.path})")
+    raise Unnamed(ident, tried, missing + more)
 
 
 def label_builders(registry: SessionRegistry, infos: list[BuilderInfo]) -> list[BuilderInfo]:

@@ -14,11 +14,21 @@ import click
 from lazy.ask.ask import AskError, AskResult, Progress, ask_transcript
 from lazy.ask.oneshot import OneShot, OneShotCancelled, OneShotError
 from lazy.ask.subject import subject
-from lazy.cli.common import counting, current_project, emit_json, err, open_store, shown, unresolved
+from lazy.cli.common import (
+    counting,
+    current_project,
+    emit_json,
+    err,
+    open_store,
+    resolve,
+    shown,
+    unresolved,
+)
 from lazy.cli.output import echo
 from lazy.model import Transcript
 from lazy.store import Store
 from lazy.store.queries import Ambiguous, NotFound
+from lazy.store.tasks import get_task
 
 _EDITOR_HELP = (
     "# Write your question about conversation {id} above, save and quit.\n"
@@ -73,6 +83,8 @@ def _cancellable() -> Iterator[None]:
 
 
 def _subject(store: Store, ident: str) -> Transcript:
+    if get_task(store.conn, ident) is None:
+        ident = resolve(store, ident)  # an alias too
     try:
         return subject(store, ident).transcript
     except (NotFound, Ambiguous) as e:
@@ -126,9 +138,10 @@ def _warn(warnings: list[str]) -> None:
 def ask(ident: str, question: str | None, as_json: bool) -> None:
     """Ask a stored conversation a question instead of reading it.
 
-    ID is a conversation's session id (full, or any unique prefix; an ambiguous prefix is an
-    error that lists the candidates), or a task's code (`lazy tasks`): the task is asked about
-    from its prompt and the messages it was promoted from. A model reads the stored transcript in a one-shot and
+    ID is a task's code (`lazy tasks`): the task is asked about from its prompt and the
+    messages it was promoted from; else a conversation: its alias (`lazy alias`), its
+    Builder id or any of its session ids, or a unique prefix of one (an ambiguous prefix is
+    an error that lists the candidates). A model reads the stored transcript in a one-shot and
     answers; the answer goes to stdout and that is all. Nothing is written back: no message,
     no task change, and the one-shot's own session is marked so it is never captured.
 
@@ -143,6 +156,7 @@ def ask(ident: str, question: str | None, as_json: bool) -> None:
     lazy ask 4f8c2a1b -m "what did we decide about retention?"
     lazy ask 4f8c2a1b                  # no -m: opens $EDITOR
     lazy ask 4f8c2a1b -m "..." --json  # answer, chunks, relevantChunks, warnings
+    lazy ask reviewer -m "what is left to do?"          # a conversation, by its alias
     lazy ask fix-the-parser -m "why was this needed?"   # a task, by its code
     """
     # everything that can fail is checked before the editor opens: no question typed in vain

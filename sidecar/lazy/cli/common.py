@@ -32,7 +32,7 @@ from lazy.model import QuarantineInfo
 from lazy.projects import project_of
 from lazy.store import Store, StoreError
 from lazy.store.db import explain
-from lazy.store.queries import Ambiguous, NotFound, resolve_builder
+from lazy.store.queries import Ambiguous, NotFound
 from lazy.view.terminal import one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -167,9 +167,16 @@ def open_store() -> Iterator[Store]:
 
 
 def resolve(store: Store, ident: str) -> str:
-    """A Builder id, or a clear error: unknown, or ambiguous with its candidates."""
+    """The Builder ``ident`` names (an alias bound here or above, a Builder or session id or
+    a unique prefix of one, an alias bound elsewhere), or a clear error: unknown, with what
+    was tried, or ambiguous with its candidates."""
+    from lazy.aliases.registry import default_session_registry
+    from lazy.aliases.resolve import resolve_conversation
+
     try:
-        return resolve_builder(store.conn, ident)
+        return resolve_conversation(
+            store.conn, ident, registry=default_session_registry(), cwd=os.getcwd()
+        )
     except (Ambiguous, NotFound) as e:
         raise unresolved(ident, e) from e
 
@@ -177,9 +184,12 @@ def resolve(store: Store, ident: str) -> str:
 def unresolved(ident: str, e: Ambiguous | NotFound) -> click.ClickException:
     """The CLI's words for an id that names no one conversation."""
     if isinstance(e, NotFound):
-        return click.ClickException(
-            f"no conversation {ident!r} in the store (see `lazy conversations --all-projects`)"
-        )
+        tried = getattr(e, "tried", None)
+        said = f": tried it as {', and as '.join(tried)}" if tried else ""
+        lines = [f"no conversation {ident!r} in the store{said}"]
+        lines += [f"  ({one_line(x)}, not in the store)" for x in getattr(e, "elsewhere", [])]
+        lines.append("See `lazy conversations --all-projects` and `lazy alias list --all-scopes`.")
+        return click.ClickException("\n".join(lines))
     lines = [f"{ident!r} is ambiguous; it matches {len(e.candidates)} conversations:"]
     for bid, started, summary in e.candidates:
         lines.append(one_line(f"  {bid}  {when(started)}  {(summary or '')[:60]}"))

@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 from bisect import bisect_left
 from collections.abc import Iterable
-from typing import Any
+from functools import cache
+from typing import IO, Any, ClassVar
 
 import click
 import orjson
@@ -29,6 +30,8 @@ from rich.console import (
     RenderableType,
 )
 from rich.control import Control
+from rich.markdown import Heading, Markdown, MarkdownElement
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
@@ -126,9 +129,47 @@ def _cell(cell: Any) -> Any:
     return cell
 
 
+class _LeftHeading(Heading):
+    """A heading at the left margin (rich centres a level-1 heading): a transcript's ``#``
+    is a line of a message, not the title of a page."""
+
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
+
+
+@cache
+def _markdown_parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    # raw HTML off: `<ide_opened_file>`, `<div>` are text to read, not markup rich would drop
+    return MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+
+
+class SafeMarkdown(Markdown):
+    """Untrusted Markdown for a terminal: its source shown by :func:`for_terminal` before it
+    is parsed (no control reaches a code block, a link or a heading), raw HTML read as text,
+    and no hyperlinks: a link prints as its text and its target in the open, never as an
+    OSC 8 sequence whose target the reader cannot see."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": _LeftHeading,
+    }
+
+    def __init__(self, source: str, *, code_theme: str = "monokai") -> None:
+        super().__init__("", code_theme=code_theme, hyperlinks=False)
+        self.markup = for_terminal(source)
+        self.parsed = _markdown_parser().parse(self.markup)
+        self.hyperlinks = False
+
+
 def _prepared(renderable: Any) -> Any:
     if isinstance(renderable, str | Text):
         return renderable  # render_str and render below see to these
+    if isinstance(renderable, SafeMarkdown):
+        return renderable  # shown when made, no hyperlinks; its Text meets render below
+    if isinstance(renderable, Padding):
+        renderable.renderable = _prepared(renderable.renderable)
+        return renderable
     if isinstance(renderable, Control | NewLine):
         return renderable  # rich's own (a live display's cursor moves), no text in them
     if isinstance(renderable, Table):
@@ -182,6 +223,22 @@ class SafeConsole(Console):
 
 # Piped output keeps long lines whole rather than folding them at 80 columns.
 out = SafeConsole(highlight=False, markup=False, width=None if sys.stdout.isatty() else 160)
+
+
+def terminal_console(file: IO[str]) -> SafeConsole:
+    """A console writing to ``file`` (a pager's input) as ``out`` writes to the terminal
+    the pager shows: its width and its colours."""
+    return SafeConsole(
+        file=file,
+        force_terminal=True,
+        width=out.width,
+        color_system=out.color_system,  # type: ignore[arg-type]
+        no_color=out.no_color,
+        highlight=False,
+        markup=False,
+    )
+
+
 # soft wrap: a warning naming a path is one line to copy, wrapped by the terminal, not by rich
 err = SafeConsole(stderr=True, highlight=False, markup=False, soft_wrap=True)
 

@@ -133,6 +133,9 @@ def promote(
     have, a range already promoted, a taken code, an unknown parent) is checked before
     the editor opens. A range overlapping an earlier promotion is allowed, and said.
 
+    ID is an alias (`lazy alias`), a Builder id or any of its session ids, or a unique
+    prefix of one.
+
     The task is created in the backlog and never started. `lazy tasks` lists tasks;
     `lazy conversations show ID` lists what was promoted from a conversation.
 
@@ -140,6 +143,7 @@ def promote(
     lazy conversations show 3f9a01b2                  # message numbers are in the transcript
     lazy conversations promote 3f9a01b2 --from 12 --to 18
     lazy conversations promote 3f9a01b2 --from 12 --to 18 --goal "Retention" --yes
+    lazy conversations promote reviewer --from 3 --to 5 --yes   # by its alias
     """
     interactive = is_tty() and not yes
     with open_store() as store:

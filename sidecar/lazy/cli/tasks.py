@@ -6,6 +6,7 @@ import click
 from rich.table import Table
 
 from lazy.cli.common import (
+    F,
     all_projects_option,
     current_project,
     emit_json,
@@ -13,6 +14,7 @@ from lazy.cli.common import (
     json_option,
     open_store,
     out,
+    resolve,
     scope,
     shown,
     when,
@@ -27,14 +29,30 @@ def _source(t: Task) -> str:
     return f"{short_id(t.builder_id)} #{t.from_message}–{t.to_message}"
 
 
-def _list(all_projects: bool, as_json: bool) -> None:
+def conversation_option(f: F) -> F:
+    return click.option(
+        "--conversation",
+        "ident",
+        metavar="ID",
+        help="Only the tasks promoted from this conversation, by its range: an alias, a"
+        " Builder or session id, or a unique prefix of one.",
+    )(f)
+
+
+def _list(all_projects: bool, as_json: bool, ident: str | None = None) -> None:
     with open_store() as store:
-        tasks = [reading.task(t) for t in list_tasks(store.conn, projects=scope(all_projects))]
+        if ident is not None:
+            found = list_tasks(store.conn, builder_id=resolve(store, ident))
+        else:
+            found = list_tasks(store.conn, projects=scope(all_projects))
+        tasks = [reading.task(t) for t in found]
     if as_json:
         emit_json({"tasks": [t.model_dump(mode="json") for t in tasks]})
         return
     if not tasks:
         where = "the store" if all_projects else f"project {current_project()}"
+        if ident is not None:
+            where = f"conversation {ident}"
         out.print(f"No tasks in {where}.")
         out.print("Promote messages of a conversation with `lazy conversations promote`.")
         return
@@ -51,26 +69,30 @@ def _list(all_projects: bool, as_json: bool) -> None:
 @click.group("tasks", invoke_without_command=True)
 @all_projects_option
 @json_option
+@conversation_option
 @click.pass_context
-def tasks(ctx: click.Context, all_projects: bool, as_json: bool) -> None:
+def tasks(ctx: click.Context, all_projects: bool, as_json: bool, ident: str | None) -> None:
     """Backlog tasks promoted from conversations (`lazy conversations promote`), newest
     first: code, goal, source (conversation short id and message range), created.
 
     \b
     lazy tasks                       # this project's tasks (same as `lazy tasks list`)
     lazy tasks --all-projects        # every project's
+    lazy tasks --conversation reviewer   # those promoted from one conversation (alias or id)
     lazy tasks show retention-policy # one task: its fields and prompt
     """
     if ctx.invoked_subcommand is None:
-        _list(all_projects, as_json)
+        _list(all_projects, as_json, ident)
 
 
 @tasks.command("list")
 @all_projects_option
 @json_option
-def tasks_list(all_projects: bool, as_json: bool) -> None:
-    """List tasks, newest first (the project of the current directory unless --all-projects)."""
-    _list(all_projects, as_json)
+@conversation_option
+def tasks_list(all_projects: bool, as_json: bool, ident: str | None) -> None:
+    """List tasks, newest first (the project of the current directory unless --all-projects);
+    with --conversation, one conversation's, in the order of their ranges."""
+    _list(all_projects, as_json, ident)
 
 
 @tasks.command("show")

@@ -1,8 +1,10 @@
 """transcripts/page: a range of messages, so a long Builder opens as fast as a short one;
-transcripts/find: where a text occurs in the whole of it."""
+transcripts/find: where a text occurs in the whole of it. Either names its Builder by id,
+session id, unique prefix or alias."""
 
 from __future__ import annotations
 
+from lazy.aliases.named import named_id
 from lazy.server.protocol import (
     FindMatch,
     TranscriptsFindParams,
@@ -18,9 +20,9 @@ from lazy.view.reading import find, transcript_page
 def register(ls: Sidecar) -> None:
     @request(ls, "transcripts/page")
     def transcripts_page(ls: Sidecar, p: TranscriptsPageParams) -> TranscriptsPageResult:
-        page = transcript_page(
-            ls.store().conn, p.builder_id, p.session_id, p.start, p.count, home=ls.home
-        )
+        conn = ls.store().conn
+        bid = named_id(conn, p.builder_id)  # an alias too
+        page = transcript_page(conn, bid, p.session_id, p.start, p.count, home=ls.home)
         return TranscriptsPageResult(
             builder=page.builder,
             session_id=page.session_id,
@@ -31,9 +33,9 @@ def register(ls: Sidecar) -> None:
 
     @request(ls, "transcripts/find")
     def transcripts_find(ls: Sidecar, p: TranscriptsFindParams) -> TranscriptsFindResult:
-        found, total = find(
-            ls.store().conn, p.builder_id, p.session_id, p.query, limit=p.limit, home=ls.home
-        )
+        conn = ls.store().conn
+        bid = named_id(conn, p.builder_id)
+        found, total = find(conn, bid, p.session_id, p.query, limit=p.limit, home=ls.home)
         return TranscriptsFindResult(
             matches=[FindMatch(number=n, count=c) for n, c in found], total=total
         )

@@ -196,6 +196,8 @@ def check_parent(batch: ReadBatch, records: list[Record]) -> None:
         "tool_use_id": "toolu_bash1",
         "text": "(no output)",
         "is_error": False,
+        "exit_code": 0,  # the part's metadata.exit
+        "duration_ms": 0,  # its time.end - time.start
     }
     assert a1.blocks[5] == {
         "type": "tool_result",
@@ -429,6 +431,7 @@ def test_corpus_legacy_tree(tmp_path: Path) -> None:
             "tool_use_id": "call_legacy_1",
             "text": "# Title\n\nBody\n",
             "is_error": False,
+            "duration_ms": 500,
         },
         {"type": "text", "text": "Read README and extracted the title."},
     ]  # flat part files, "success" status

@@ -27,7 +27,7 @@ export function parseTranscriptUri(uri: vscode.Uri): { builderId: string; sessio
 export function formatMessage(m: MessageView): string {
   const head = [`#${m.number}`, m.role, m.tool_name ?? "", formatTimestamp(m.timestamp)].filter(Boolean).join(" · ");
   const lines = [`── ${head} ──`, plainText(m.text)];
-  for (const call of m.calls ?? []) lines.push(`  → ${plainText(call)}`);
+  for (const part of m.parts ?? []) if (part.tool) lines.push(`  → ${plainText(part.tool.summary)}`);
   return lines.join("\n");
 }
 

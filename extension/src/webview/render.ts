@@ -124,7 +124,7 @@ export function renderMessage(doc: Document, m: MessageView, opts: RenderOptions
     article.append(body);
   }
 
-  const calls = m.calls ?? [];
+  const calls = (m.parts ?? []).flatMap((p) => (p.tool ? [p.tool.summary] : []));
   if (calls.length > 0) {
     const details = el(doc, "details", "fold calls");
     details.append(el(doc, "summary", undefined, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`));

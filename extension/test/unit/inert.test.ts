@@ -84,7 +84,7 @@ describe("untrusted text stays inert", () => {
 
   for (const text of NASTY) {
     it(`renders ${JSON.stringify(text.slice(0, 30))} as text only`, () => {
-      const { entry } = renderMessage(fakeDoc, message({ text, calls: [text] }), { query: "", formatTime: () => "" });
+      const { entry } = renderMessage(fakeDoc, message({ text, parts: [{ kind: "tool", tool: { name: "Bash", summary: text } }] }), { query: "", formatTime: () => "" });
       const root = entry as unknown as FakeElement;
       const tags = root.all().map((e) => e.tag);
       assert.ok(!tags.some((t) => ["script", "img", "a", "iframe", "style"].includes(t)), tags.join(","));
@@ -141,7 +141,7 @@ describe("untrusted text stays inert", () => {
   });
 
   it("writes plain text for Open as text", () => {
-    const t = formatMessage(message({ text: "\u001b[32mok\u001b[0m <b>", calls: ["Bash(ls)"] }));
+    const t = formatMessage(message({ text: "\u001b[32mok\u001b[0m <b>", parts: [{ kind: "tool", tool: { name: "Bash", summary: "Bash(ls)" } }] }));
     assert.equal(t, "── #7 · assistant ──\nok <b>\n  → Bash(ls)");
   });
 

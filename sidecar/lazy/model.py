@@ -287,7 +287,7 @@ class HealthCheck(BaseModel):
     """One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels)."""
 
     title: str
-    status: Literal["ok", "warn", "fail"]
+    status: Literal["ok", "info", "warn", "fail"]  # info: worth knowing, nothing to fix
     detail: list[str] = Field(default_factory=list)
     fix: str | None = None  # the command that fixes a warning or failure
 

@@ -3,6 +3,7 @@ transcripts/find: where a text occurs in the whole of it."""
 
 from __future__ import annotations
 
+from lazy.aliases.named import resolve_named
 from lazy.server.protocol import (
     FindMatch,
     TranscriptsFindParams,
@@ -18,9 +19,9 @@ from lazy.view.reading import find, transcript_page
 def register(ls: Sidecar) -> None:
     @request(ls, "transcripts/page")
     def transcripts_page(ls: Sidecar, p: TranscriptsPageParams) -> TranscriptsPageResult:
-        page = transcript_page(
-            ls.store().conn, p.builder_id, p.session_id, p.start, p.count, home=ls.home
-        )
+        conn = ls.store().conn
+        bid = resolve_named(conn, p.builder_id, home=ls.home)  # an alias too
+        page = transcript_page(conn, bid, p.session_id, p.start, p.count, home=ls.home)
         return TranscriptsPageResult(
             builder=page.builder,
             session_id=page.session_id,
@@ -31,9 +32,9 @@ def register(ls: Sidecar) -> None:
 
     @request(ls, "transcripts/find")
     def transcripts_find(ls: Sidecar, p: TranscriptsFindParams) -> TranscriptsFindResult:
-        found, total = find(
-            ls.store().conn, p.builder_id, p.session_id, p.query, limit=p.limit, home=ls.home
-        )
+        conn = ls.store().conn
+        bid = resolve_named(conn, p.builder_id, home=ls.home)
+        found, total = find(conn, bid, p.session_id, p.query, limit=p.limit, home=ls.home)
         return TranscriptsFindResult(
             matches=[FindMatch(number=n, count=c) for n, c in found], total=total
         )

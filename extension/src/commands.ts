@@ -8,14 +8,23 @@ import { promoteSelection } from "./promote/selection";
 import { openAsText } from "./transcript/asText";
 import { asNode, builderIdOf, builderLabel } from "./views/builders";
 import { importConversations } from "./views/importer";
+import { showOpenBuilder } from "./views/openBuilder";
 import { showSearch } from "./views/search";
 
-const openTranscript: Factory = (ctx) => async (arg, number, sessionId) => {
+/** The words to highlight, from a command's argument: strings only, a few, bounded. */
+export function termsOf(arg: unknown): string[] {
+  if (!Array.isArray(arg)) return [];
+  return arg.filter((t): t is string => typeof t === "string" && t.length > 0 && t.length <= 200).slice(0, 16);
+}
+
+// (Builder or node, message number?, subagent session?, terms to highlight?)
+const openTranscript: Factory = (ctx) => async (arg, number, sessionId, terms) => {
   const id = builderIdOf(arg);
   if (!id) return;
   const node = asNode(arg);
   const sid = typeof sessionId === "string" ? sessionId : node?.kind === "sidechain" ? node.info.session_id : null;
-  await ctx.panels.open(id, typeof number === "number" ? number : null, sid).catch((e: unknown) => { ctx.report("open transcript", e); });
+  const n = typeof number === "number" ? number : null;
+  await ctx.panels.open(id, n, sid, termsOf(terms)).catch((e: unknown) => { ctx.report("open transcript", e); });
 };
 
 const openTranscriptAsText: Factory = (ctx) => async (arg, sessionId) => {
@@ -53,9 +62,13 @@ const search: Factory = (ctx) => () => {
     client: ctx.client,
     scope: () => ctx.builders.scope(),
     log: ctx.log,
-    open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId); },
+    open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId, t.terms); },
   });
 };
+
+const openBuilder = needsSidecar((ctx) => () => {
+  showOpenBuilder({ builders: () => ctx.builders.loadedBuilders, open: (ident) => ctx.panels.open(ident), log: ctx.log });
+});
 
 const importAll = needsSidecar((ctx) => async ({ client }) => {
   await importConversations({ client, scope: () => ctx.builders.scope(), progress: ctx.sidecar, log: ctx.log });
@@ -68,6 +81,7 @@ export const COMMANDS: CommandTable = [
   ["lazy.promoteSelection", promoteTheSelection],
   ["lazy.askAboutBuilder", askAboutBuilder],
   ["lazy.search", search],
+  ["lazy.openBuilder", openBuilder],
   ["lazy.import", importAll],
   ["lazy.restartSidecar", (ctx) => () => ctx.sidecar.restart("same")],
   ["lazy.showLog", (ctx) => () => { ctx.log.show(); }],

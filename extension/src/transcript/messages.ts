@@ -50,7 +50,9 @@ export type HostToWebview =
       total: number;
       nextStart: number | null;
     }
-  | { type: "reveal"; sessionId: string | null; number: number }
+  /** Show message `number` of a line (loading the page it is on), its `terms` highlighted:
+   * what a search matched in it (SearchHit.terms), found case-insensitively; [] for none. */
+  | { type: "reveal"; sessionId: string | null; number: number; terms: string[] }
   | { type: "error"; message: string }
   /** What was promoted from this Builder: overlaps shown before submit, ranges marked. */
   | { type: "tasks"; tasks: Task[] }
@@ -77,6 +79,13 @@ const formText: Decoder<string> = (v, p) => {
 
 export const fieldError = obj<FieldError>({ field: str, message: str });
 
+/** A word to highlight: bounded (it is the transcript's own text, and only a hint). */
+const term: Decoder<string> = (v, p) => {
+  const s = str(v, p);
+  if (s.length > 200) throw new DecodeError(p, "at most 200 characters");
+  return s;
+};
+
 const WEBVIEW_MESSAGES: MessageShapes<WebviewToHost> = {
   ready: {},
   loadPage: { sessionId, start: positive, count: pageCount },
@@ -88,7 +97,7 @@ const WEBVIEW_MESSAGES: MessageShapes<WebviewToHost> = {
 const HOST_MESSAGES: MessageShapes<HostToWebview> = {
   init: { builder: builderInfo, sessionId, focus: nullable(positive) },
   page: { sessionId, start: positive, messages: arr(messageView), total: int, nextStart: nullable(positive) },
-  reveal: { sessionId, number: positive },
+  reveal: { sessionId, number: positive, terms: arr(term) },
   error: { message: str },
   tasks: { tasks: arr(task) },
   pickRange: { from: nullable(positive), to: nullable(positive) },

@@ -27,6 +27,14 @@ export interface TranscriptDeps {
 /** The promote form to open once the page is up: on a range, or asking for one. */
 type PendingPick = { from: number | null; to: number | null };
 
+/** Where a panel opens or goes: a message of a line, and the words to highlight in it (what
+ * a search matched there; [] for none). */
+export interface Target {
+  number: number | null;
+  sessionId: string | null;
+  terms: readonly string[];
+}
+
 /** The page's shell: static markup only (transcript text arrives later, as data). */
 export function transcriptHtml(assets: PageAssets): string {
   return webviewPage(
@@ -88,6 +96,8 @@ class TranscriptPanel {
     private focus: number | null,
     private readonly deps: TranscriptDeps,
     onDispose: () => void,
+    /** The words to highlight at `focus`, sent with its reveal. */
+    private terms: readonly string[] = [],
   ) {
     const root = vscode.Uri.joinPath(deps.extensionUri, "dist", "webview");
     panel.webview.options = { enableScripts: true, localResourceRoots: [root] };
@@ -205,7 +215,10 @@ class TranscriptPanel {
         this.focus = this.pick.from ?? this.focus;
       }
       this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus });
+      // the page loads around its focus; the reveal that follows brings it in and marks it
+      if (this.focus !== null) this.postReveal(this.focus, this.sessionId);
       this.focus = null;
+      this.terms = [];
       this.deps.onOpened(builder.id, builder.message_count);
       await this.sendTasks();
       this.flushPick();
@@ -245,7 +258,16 @@ class TranscriptPanel {
     }
   }
 
-  reveal(number: number | null, sessionId: string | null): void {
+  /** Send the page to a message, its terms highlighted (logged: what a search opened). */
+  private postReveal(number: number, sessionId: string | null): void {
+    const terms = [...this.terms];
+    const where = sessionId ? ` of subagent ${sessionId}` : "";
+    this.deps.log.info(`transcript ${this.builderId}: reveal #${number}${where}, terms ${JSON.stringify(terms)}`);
+    this.post({ type: "reveal", sessionId, number, terms });
+  }
+
+  reveal(target: Target): void {
+    const { number, sessionId } = target;
     if (number === null && sessionId === this.sessionId) {
       this.panel.reveal(undefined, false);
       return;
@@ -255,10 +277,11 @@ class TranscriptPanel {
     // post it for a page that is still alive.
     this.focus = number;
     this.sessionId = sessionId;
+    this.terms = target.terms;
     const alive = this.panel.visible && this.ready && this.builder !== undefined;
     this.panel.reveal(undefined, false);
     if (alive) {
-      if (number !== null) this.post({ type: "reveal", sessionId, number });
+      if (number !== null) this.postReveal(number, sessionId);
       else void this.init();
     }
   }
@@ -270,14 +293,15 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
 
   constructor(private readonly deps: TranscriptDeps) {}
 
-  /** Open (or bring forward) the panel of a Builder, at a message when given. */
-  async open(idOrPrefix: string, number?: number | null, sessionId?: string | null): Promise<void> {
-    await this.panelFor(idOrPrefix, number ?? null, sessionId ?? null, false);
+  /** Open (or bring forward) the panel of a Builder (its id, a session id, a prefix or its
+   * alias), at a message when given, with the words to highlight there. */
+  async open(idOrPrefix: string, number?: number | null, sessionId?: string | null, terms: readonly string[] = []): Promise<void> {
+    await this.panelFor(idOrPrefix, { number: number ?? null, sessionId: sessionId ?? null, terms }, false);
   }
 
   /** Open a Builder's transcript with the promote form: on the range, or asking for one. */
   async openForPromote(idOrPrefix: string, from: number | null, to: number | null): Promise<void> {
-    const p = await this.panelFor(idOrPrefix, from, null, true);
+    const p = await this.panelFor(idOrPrefix, { number: from, sessionId: null, terms: [] }, true);
     p.pickRange(from, to);
   }
 
@@ -287,7 +311,7 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     return undefined;
   }
 
-  private async panelFor(idOrPrefix: string, number: number | null, sessionId: string | null, quiet: boolean): Promise<TranscriptPanel> {
+  private async panelFor(idOrPrefix: string, target: Target, quiet: boolean): Promise<TranscriptPanel> {
     let id = idOrPrefix;
     if (!this.panels.has(id)) {
       // a prefix or a session id: find the Builder's own id, so there is one panel per
@@ -305,20 +329,20 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     const existing = this.panels.get(id);
     if (existing) {
       // the form's own pick reveals (and posts its range) itself
-      if (!quiet) existing.reveal(number, sessionId);
+      if (!quiet) existing.reveal(target);
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, "Transcript", vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, "dist", "webview")],
     });
-    return this.track(panel, { builderId: id, sessionId, number });
+    return this.track(panel, { builderId: id, sessionId: target.sessionId, number: target.number }, target.terms);
   }
 
-  private track(panel: vscode.WebviewPanel, state: PanelState): TranscriptPanel {
+  private track(panel: vscode.WebviewPanel, state: PanelState, terms: readonly string[] = []): TranscriptPanel {
     const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, () => {
       if (this.panels.get(p.builderId) === p) this.panels.delete(p.builderId);
-    });
+    }, terms);
     this.panels.set(state.builderId, p);
     return p;
   }

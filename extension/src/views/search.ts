@@ -1,6 +1,6 @@
 // Lazy: Search Conversations — a QuickPick that asks search/query as the user types
 // (debounced, each new query cancelling the one in flight) and opens the transcript at the
-// chosen message.
+// chosen message, with what the query matched there to highlight.
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
@@ -13,6 +13,8 @@ export interface SearchTarget {
   builderId: string;
   number: number;
   sessionId: string | null;
+  /** What the query matched in that message, to highlight where it opens. */
+  terms: string[];
 }
 
 export interface SearchItem extends vscode.QuickPickItem {
@@ -70,6 +72,7 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
           number: h.number,
           // a hit in a subagent's line opens that line; the Builder's own sessions are one line
           sessionId: h.sidechain ? h.session_id : null,
+          terms: h.terms ?? [],
         },
       });
     }

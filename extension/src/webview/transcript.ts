@@ -295,7 +295,9 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
       onPage(m);
       break;
     case "reveal":
+      // (m.terms, what a search matched there, are for the highlighting to come)
       if (m.sessionId !== line) resetLine(m.sessionId, m.number);
+      else if (pending) focus = m.number; // right after init: revealed when its page arrives
       else reveal(m.number);
       break;
     case "tasks":

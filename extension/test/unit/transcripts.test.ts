@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import { TranscriptPanels, type TranscriptDeps } from "../../src/transcript/panels";
 import { TranscriptTextProvider, transcriptUri } from "../../src/transcript/asText";
 import { builder, FakeClient, FakeLog, FakeWebviewPanel, until } from "../fakes";
-import { CancellationTokenSource, resetMock, Uri } from "../mocks/vscode";
+import { CancellationTokenSource, resetMock, Uri, window } from "../mocks/vscode";
 
 const ID = "0197a3c2-5e8b-4f1a-9d3c-7b2e6a4f8c10";
 
@@ -17,11 +17,11 @@ function sidecar(): FakeClient {
     .on("transcripts/page", (p) => ({ builder: info, session_id: p.session_id ?? null, messages: [], total: 3, next_start: null }));
 }
 
-function panels(client: () => FakeClient | undefined): TranscriptPanels {
+function panels(client: () => FakeClient | undefined, log = new FakeLog()): TranscriptPanels {
   const deps: TranscriptDeps = {
     extensionUri: Uri.file("/ext") as never,
     client,
-    log: new FakeLog().asLog(),
+    log: log.asLog(),
     onOpened: () => undefined,
     openAsText: () => undefined,
     onPromoted: () => undefined,
@@ -66,5 +66,50 @@ describe("an open transcript across a sidecar restart", () => {
     );
     assert.ok(text.length > 0);
     assert.deepEqual(client.callsOf("transcripts/page").map((c) => c.params), [{ builder_id: ID, session_id: null, start: 1, count: 1000 }]);
+  });
+});
+
+describe("opening a transcript at a search hit", () => {
+  beforeEach(resetMock);
+
+  /** The panel the next open creates. */
+  function nextPanel(): FakeWebviewPanel {
+    const panel = new FakeWebviewPanel();
+    window.createWebviewPanel = () => panel.asPanel();
+    return panel;
+  }
+
+  it("loads the page around the message, then reveals it with the matched words", async () => {
+    const log = new FakeLog();
+    const all = panels(() => sidecar(), log);
+    const panel = nextPanel();
+    await all.open("reviewer", 53, null, ["getUserName", "retention policy"]);
+    panel.send({ type: "ready" });
+    await until("the reveal", () => panel.posted.some((m) => m.type === "reveal"));
+    const [init, reveal] = panel.posted.filter((m) => m.type === "init" || m.type === "reveal");
+    assert.deepEqual({ ...init, builder: undefined }, { type: "init", builder: undefined, sessionId: null, focus: 53 });
+    assert.deepEqual(reveal, { type: "reveal", sessionId: null, number: 53, terms: ["getUserName", "retention policy"] });
+    assert.ok(log.lines.includes(`info transcript ${ID}: reveal #53, terms ["getUserName","retention policy"]`), log.lines.join("\n"));
+  });
+
+  it("sends an open panel to another hit, in a subagent's line, with its own words", async () => {
+    const all = panels(() => sidecar());
+    const panel = nextPanel();
+    await all.open(ID, 2, null, ["first"]);
+    panel.send({ type: "ready" });
+    await until("the first reveal", () => panel.posted.some((m) => m.type === "reveal"));
+    await all.open(ID, 7, `${ID}:agent-a1`, ["second"]);
+    const reveals = panel.posted.filter((m) => m.type === "reveal");
+    assert.deepEqual(reveals.at(-1), { type: "reveal", sessionId: `${ID}:agent-a1`, number: 7, terms: ["second"] });
+    assert.equal(panel.posted.filter((m) => m.type === "init").length, 1, "an open page is not reloaded");
+  });
+
+  it("reveals with no words for a message opened otherwise (a task's range, an answer's #N)", async () => {
+    const all = panels(() => sidecar());
+    const panel = nextPanel();
+    await all.open(ID, 3);
+    panel.send({ type: "ready" });
+    await until("the reveal", () => panel.posted.some((m) => m.type === "reveal"));
+    assert.deepEqual(panel.posted.find((m) => m.type === "reveal"), { type: "reveal", sessionId: null, number: 3, terms: [] });
   });
 });

@@ -44,6 +44,7 @@ export const buildersDidChange: Decoder<P.BuildersDidChange> = obj<P.BuildersDid
 export const buildersListResult: Decoder<P.BuildersListResult> = obj<P.BuildersListResult>({
   items: arr(builderInfo),
   next_cursor: optional(nullable(str)),
+  total: optional(nullable(int)),
 });
 
 export const sourceFile: Decoder<P.SourceFile> = obj<P.SourceFile>({
@@ -79,7 +80,7 @@ export const captureStatusResult: Decoder<P.CaptureStatusResult> = obj<P.Capture
 
 export const healthCheck: Decoder<P.HealthCheck> = obj<P.HealthCheck>({
   title: str,
-  status: literal("ok", "warn", "fail"),
+  status: literal("ok", "info", "warn", "fail"),
   detail: optional(arr(str)),
   fix: optional(nullable(str)),
 });
@@ -130,6 +131,7 @@ export const searchHit: Decoder<P.SearchHit> = obj<P.SearchHit>({
   score: num,
   snippet: str,
   highlights: optional(arr(tuple(int, int))),
+  terms: optional(arr(str)),
   sidechain: optional(bool),
   field: optional(literal("conversation", "tools", "memory")),
   kind: optional(literal("conversation", "task", "memory")),

@@ -59,6 +59,7 @@ export interface BuildersListParams {
 export interface BuildersListResult {
   items: BuilderInfo[];
   next_cursor?: string | null;
+  total?: number | null;
 }
 
 export interface BuildersNameParams {
@@ -113,7 +114,7 @@ export interface FindMatch {
 /** One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels). */
 export interface HealthCheck {
   title: string;
-  status: "ok" | "warn" | "fail";
+  status: "ok" | "info" | "warn" | "fail";
   detail?: string[];
   fix?: string | null;
 }
@@ -224,6 +225,7 @@ export interface SearchHit {
   score: number;
   snippet: string;
   highlights?: [number, number][];
+  terms?: string[];
   /** Default false. */
   sidechain?: boolean;
   /** Default "conversation". */

@@ -8,6 +8,7 @@ import { promoteSelection } from "./promote/selection";
 import { openAsText } from "./transcript/asText";
 import { asNode, builderIdOf, builderLabel } from "./views/builders";
 import { importConversations } from "./views/importer";
+import { showOpenBuilder } from "./views/openBuilder";
 import { showSearch } from "./views/search";
 import { termsArg } from "./text";
 
@@ -61,6 +62,10 @@ const search: Factory = (ctx) => () => {
   });
 };
 
+const openBuilder = needsSidecar((ctx) => () => {
+  showOpenBuilder({ builders: () => ctx.builders.loadedBuilders, open: (ident) => ctx.panels.open(ident), log: ctx.log });
+});
+
 const importAll = needsSidecar((ctx) => async ({ client }) => {
   await importConversations({ client, scope: () => ctx.builders.scope(), progress: ctx.sidecar, log: ctx.log });
 });
@@ -72,6 +77,7 @@ export const COMMANDS: CommandTable = [
   ["lazy.promoteSelection", promoteTheSelection],
   ["lazy.askAboutBuilder", askAboutBuilder],
   ["lazy.search", search],
+  ["lazy.openBuilder", openBuilder],
   ["lazy.import", importAll],
   ["lazy.restartSidecar", (ctx) => () => ctx.sidecar.restart("same")],
   ["lazy.showLog", (ctx) => () => { ctx.log.show(); }],

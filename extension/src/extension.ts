@@ -15,6 +15,7 @@ import { registerBuildersView } from "./views/buildersView";
 import { HealthProvider, registerHealthView } from "./views/doctor";
 import { StatusBar } from "./views/status";
 import { registerTasksView, TasksProvider } from "./views/tasks";
+import { registerUriHandler } from "./uriHandler";
 
 function reporter(log: vscode.LogOutputChannel): (what: string, e: unknown) => void {
   return (what, e) => {
@@ -30,7 +31,9 @@ function createCtx(context: vscode.ExtensionContext): Ctx {
   const sidecar = createSidecar(extensionUri, log);
   const client = (): LazyClient | undefined => (sidecar.state.kind === "running" ? sidecar.client : undefined);
   const report = reporter(log);
-  const builders = new BuildersProvider({ client, workspaceFolders, store: context.globalState, log });
+  const builders = new BuildersProvider({
+    client, workspaceFolders, store: context.globalState, workspaceStore: context.workspaceState, extensionUri, log,
+  });
   const tasks = new TasksProvider(client, () => builders.scope());
   const refreshTasks = (): void => {
     tasks.refresh().catch((e: unknown) => { log.warn(`tasks/list: ${e instanceof Error ? e.message : String(e)}`); });
@@ -122,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerHealthView(ctx),
     ...registerTasksView(ctx),
     ...registerCommands(ctx, COMMANDS),
+    registerUriHandler(ctx),
   );
   void ctx.sidecar.start();
 }

@@ -77,6 +77,7 @@ export function builder(id: string, over: Partial<BuilderInfo> = {}): BuilderInf
 export class FakeQuickPick<T extends vscode.QuickPickItem> {
   items: readonly T[] = [];
   selectedItems: readonly T[] = [];
+  activeItems: readonly T[] = [];
   value = "";
   title: string | undefined;
   placeholder: string | undefined;

@@ -12,6 +12,7 @@ why, never a silent default.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,14 @@ SETTINGS: dict[str, Setting] = {
             " assignments) with [redacted:<rule>] wherever transcript text leaves the store",
             env="LAZY_REDACT",
             after="run `lazy index rebuild` so search holds the text as it is now shown",
+        ),
+        Setting(
+            "editor.url_scheme",
+            str,
+            "vscode",
+            "the URL scheme of the editor `lazy search` links each hit to (vscode,"
+            " vscode-insiders, code-oss for code-server, ...); empty: no links",
+            env="LAZY_EDITOR_SCHEME",
         ),
     )
 }
@@ -155,6 +164,19 @@ def set_value(key: str, raw: str, home: Path | None = None) -> Any:
     os.chmod(tmp, 0o600)
     tmp.replace(p)
     return value
+
+
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]{0,31}")
+
+
+def editor_scheme(home: Path | None = None) -> str | None:
+    """The URL scheme search results link to, None for no links (empty, or not a scheme:
+    a broken setting costs the links, never the search)."""
+    try:
+        value = str(get("editor.url_scheme", home)[0]).strip().lower()
+    except ConfigError:
+        return None
+    return value if _SCHEME.fullmatch(value) else None
 
 
 def redaction_enabled(home: Path | None = None) -> bool:

@@ -247,6 +247,9 @@ class SearchHit(BaseModel):
     score: float
     snippet: str  # plain text of the best passage
     highlights: list[tuple[int, int]] = Field(default_factory=list)  # char ranges in snippet
+    # what the query matched in the whole message, as written there (a phrase's words one
+    # space apart), else the query's words: highlighted, case ignored, where the hit opens
+    terms: list[str] = Field(default_factory=list)
     sidechain: bool = False  # said in a subagent of the Builder
     field: Literal["conversation", "tools", "memory"] = "conversation"
     kind: Literal["conversation", "task", "memory"] = "conversation"
@@ -287,7 +290,7 @@ class HealthCheck(BaseModel):
     """One line of `lazy doctor` (``lazy.doctor.report.Check`` as it travels)."""
 
     title: str
-    status: Literal["ok", "warn", "fail"]
+    status: Literal["ok", "info", "warn", "fail"]  # info: worth knowing, nothing to fix
     detail: list[str] = Field(default_factory=list)
     fix: str | None = None  # the command that fixes a warning or failure
 

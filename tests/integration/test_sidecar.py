@@ -92,6 +92,15 @@ async def test_builders_list_pages_with_a_cursor(world: World, client: LanguageC
             break
     assert len(seen) == len(set(seen)) == 9  # 7 + the long one + codex, each once
     assert pages == 3
+    # the first page counts them all (an empty workspace says how many are elsewhere)
+    first = await call(client, "builders/list", {**scope, "limit": 3})
+    assert first["total"] == 9
+    later = await call(
+        client, "builders/list", {**scope, "limit": 3, "cursor": first["next_cursor"]}
+    )
+    assert later["total"] is None
+    nowhere = await call(client, "builders/list", {"workspace_folders": ["/no/such/dir"]})
+    assert (nowhere["items"], nowhere["total"]) == ([], 0)
     everything = await call(client, "builders/list", {"all_projects": True, "limit": 500})
     mine = [b for b in everything["items"] if b["project"] in (str(world.repo), "/elsewhere/other")]
     assert len(mine) == 10 and everything["next_cursor"] is None
@@ -155,8 +164,16 @@ async def test_builders_name_binds_an_alias_that_labels_the_builder(
     with pytest.raises(JsonRpcException) as e:
         await call(client, "builders/name", {"id": second.id, "name": "1-starts-with-a-digit"})
     assert e.value.code == -32602 and "letter" in str(e.value)
+    # the name opens it, as its id does (VS Code's Open Builder…, a lazy search link)
+    by_name = await call(client, "builders/get", {"id": "reviewer"})
+    assert by_name["id"] == first.id and by_name["alias"] == "reviewer"
+    page = await call(client, "transcripts/page", {"builder_id": "reviewer", "count": 1})
+    assert page["builder"]["id"] == first.id and [m["number"] for m in page["messages"]] == [1]
     renamed = await call(client, "builders/name", {"id": first.id, "name": "reviewer-2"})
     assert renamed["alias"] == "reviewer-2"
+    with pytest.raises(JsonRpcException) as e:  # the old name names nothing now
+        await call(client, "builders/get", {"id": "reviewer"})
+    assert e.value.code == NOT_FOUND
     aliases = run_lazy(world.lazy_home, world.user_home, "alias", "list", "--all-scopes", "--json")
     names = [a["name"] for a in json.loads(aliases.stdout)["aliases"]]
     assert names == ["reviewer-2"]  # renaming left no stale name behind
@@ -205,6 +222,8 @@ async def test_search_query_in_the_workspace(world: World, client: LanguageClien
     assert r["query"] == "retention"
     assert r["total_hits"] == 8 and len(r["groups"]) == 8  # 7 Claude sessions + Codex
     assert all("retention" in h["snippet"] for g in r["groups"] for h in g["hits"])
+    # each hit says what to highlight where it opens: the matched word as written
+    assert all(h["terms"] == ["retention"] for g in r["groups"] for h in g["hits"])
     scoped = await call(
         client, "search/query", {"query": "unrelated", "workspace_folders": [str(world.repo)]}
     )

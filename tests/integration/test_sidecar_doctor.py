@@ -1,6 +1,7 @@
 """doctor/run end to end: `lazy sidecar` started as VS Code starts it, asked by pytest-lsp's
 client for the health sweep; with live capture off a stranded session fails the capture
-check, with it on the sidecar's own sweep captures it and the check turns green."""
+check, with it on the sidecar's own sweep captures it and the check turns green (and the
+hooks and the daemon, not needed meanwhile, are an info rather than a warning)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,10 @@ async def test_doctor_run_reports_the_stranded_session(quiet: LanguageClient) ->
     assert live.fix == "lazy doctor --reimport-conversations"
     assert checks["Store is intact"].status == "ok"
     assert checks["Docker is reachable (for lazy ask)"].status == "warn"
+    # nothing captures live: the hooks and the daemon missing are warnings
+    for title in ("Claude Code hooks installed", "Capture daemon running"):
+        assert checks[title].status == "warn", checks[title]
+        assert not any("captures live" in d for d in checks[title].detail)
 
 
 @pytest.mark.asyncio
@@ -102,3 +107,8 @@ async def test_with_live_capture_the_check_turns_green(world: World, live: Langu
     checks = {c.title: c for c in report.checks}
     assert checks["Conversation capture is live"].status == "ok", checks
     assert report.status == "warn"  # Docker alone
+    # this sidecar captures live: the hooks and the daemon are not needed meanwhile
+    for title in ("Claude Code hooks installed", "Capture daemon running"):
+        check = checks[title]
+        assert check.status == "info", check
+        assert check.detail[-1].startswith("not needed now: VS Code captures live"), check

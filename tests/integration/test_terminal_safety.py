@@ -169,6 +169,12 @@ SGR = re.compile(rb"\x1b\[[0-9;]*m")
 # line, cursor up, and the carriage return that always comes right before one of those two
 RICH_LIVE = re.compile(rb"\r(?=\x1b\[(?:2K|1A))|\x1b\[\?25[lh]|\x1b\[2K|\x1b\[1A")
 C1 = re.compile(rb"\xc2[\x80-\x9f]")
+# lazy's own hyperlinks (OSC 8: `lazy search` links each hit into the editor): the link into
+# lazy's extension, every value percent-encoded, and the sequence that ends it; no other OSC
+OWN_LINK = re.compile(
+    rb"\x1b\]8;id=[0-9]+;[a-z][a-z0-9+.-]*://lazy-builders\.lazy/open\?[A-Za-z0-9%+._~=&-]*\x1b\\"
+    rb"|\x1b\]8;;\x1b\\"
+)
 RAW = {
     "ESC": b"\x1b",
     "BEL": b"\x07",
@@ -182,8 +188,11 @@ RAW = {
 
 
 def assert_inert(data: bytes, what: str, *, terminal: bool = False) -> str:
-    """``data`` holds nothing a terminal acts on but rich's own styling (and, on a terminal's
-    stderr, its live display); returns the text without those, to look for what was shown."""
+    """``data`` holds nothing a terminal acts on but rich's own styling, lazy's own links
+    (and, on a terminal's stderr, its live display); returns the text without those, to look
+    for what was shown."""
+    if terminal:
+        data = OWN_LINK.sub(b"", data)
     assert b"\x1b]" not in data, f"{what}: an OSC sequence reached the terminal: {_around(data)}"
     assert not C1.search(data), f"{what}: a C1 control reached the terminal: {_around(data)}"
     if terminal:
@@ -292,6 +301,10 @@ def test_a_transcript_shows_every_planted_text(world: World, tool_name: str) -> 
 
 def test_search_results_show_planted_snippets_and_summaries(world: World) -> None:
     both_ways(world, "search", WORD, "--all-projects", expected=(r"\x1b[31mRED", r"\x1b]0;"))
+    # on a terminal each hit links into the editor, the planted ids percent-encoded in it
+    _, out, _ = in_terminal(world, "search", WORD, "--all-projects")
+    links = OWN_LINK.findall(out)
+    assert len(links) >= 2 and any(b"%1B" in link for link in links), out[:2000]
     both_ways(
         world,
         "conversations",

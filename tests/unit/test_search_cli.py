@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from fabricate.claude import Session, subagent
 from fabricate.codex import Rollout
+from lazy.cli.links import EXTENSION_ID, transcript_link
 from lazy.index.indexer import SearchIndex
 from lazy.index.search import search
 from lazy.store import Store
@@ -37,8 +40,8 @@ class World:
     other: Session  # another project
     codex: Rollout  # Codex, in repo
 
-    def lazy(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        return run_lazy(self.lazy_home, self.user_home, *args, cwd=self.repo, ok=ok)
+    def lazy(self, *args: str, ok: bool = True, **env: str) -> subprocess.CompletedProcess[str]:
+        return run_lazy(self.lazy_home, self.user_home, *args, cwd=self.repo, ok=ok, **env)
 
     def json(self, *args: str) -> Any:
         return lazy_json(self.lazy_home, self.user_home, *args, cwd=self.repo)
@@ -156,6 +159,68 @@ def test_a_subagent_hit_points_at_the_parent_builder(world: World) -> None:
     assert "(subagent)" in world.lazy("search", "quokkasidechain").stdout
     main_hit = world.json("search", "getUserName")["groups"][0]["hits"][0]
     assert main_hit["sidechain"] is False
+
+
+def _hits_of(r: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    return {h["number"]: h for g in r["groups"] for h in g["hits"]}
+
+
+def test_each_hit_carries_what_matched_in_it_as_written(world: World) -> None:
+    # an identifier by its parts: each message's own spelling, to highlight where it opens
+    hits = _hits_of(world.json("search", "getUserName"))
+    assert [hits[n]["terms"] for n in sorted(hits)] == [["getUserName"], ["get_user_name"]]
+    # a phrase as one term; filters and exclusions are not words to highlight
+    hits = _hits_of(world.json("search", '"retention policy" tool:claude -wombat'))
+    assert [h["terms"] for h in hits.values()] == [["retention policy"]]
+    # a prefix: the whole word it started; the same word in another case once
+    hits = _hits_of(world.json("search", "retent*"))
+    assert hits and all(h["terms"] == ["retention"] for h in hits.values())
+    # a subagent's hit too
+    hits = _hits_of(world.json("search", "quokka*"))
+    assert all(h["sidechain"] for h in hits.values())
+    assert sorted(h["terms"] for h in hits.values()) == [["quokkas"], ["quokkasidechain"]]
+
+
+def _links(out: str) -> list[str]:
+    """The OSC 8 hyperlinks' targets in ``out``, in order."""
+    return [m.group(1) for m in re.finditer(r"\x1b\]8;[^;]*;([^\x1b]+)\x1b\\", out)]
+
+
+def test_on_a_terminal_each_hit_links_to_its_message_in_the_editor(world: World) -> None:
+    out = world.lazy("search", "getUserName", TTY_COMPATIBLE="1").stdout
+    links = [urlsplit(u) for u in _links(out)]
+    assert [(u.scheme, u.netloc, u.path) for u in links] == [("vscode", EXTENSION_ID, "/open")] * 2
+    queries = [parse_qs(u.query) for u in links]
+    assert queries == [
+        {"builder": [world.main.id], "n": ["3"], "t": ["getUserName"]},
+        {"builder": [world.main.id], "n": ["4"], "t": ["get_user_name"]},
+    ]
+    # a subagent's hit opens its line; another editor's scheme by the setting
+    out = world.lazy("search", "quokkasidechain", TTY_COMPATIBLE="1",
+                     LAZY_EDITOR_SCHEME="code-oss").stdout  # fmt: skip
+    (link,) = [urlsplit(u) for u in _links(out)]
+    q = parse_qs(link.query)
+    assert link.scheme == "code-oss" and q["n"] == ["1"] and q["t"] == ["quokkasidechain"]
+    assert q["session"] == [_sidechain_hit(world)["session_id"]] != [world.main.id]
+    # a pipe gets the text alone; no scheme, no links
+    assert "\x1b" not in world.lazy("search", "getUserName").stdout
+    world.lazy("config", "set", "editor.url_scheme", "")
+    try:
+        out = world.lazy("search", "getUserName", TTY_COMPATIBLE="1").stdout
+    finally:
+        world.lazy("config", "set", "editor.url_scheme", "vscode")
+    assert _links(out) == [] and "#3 user" in out
+
+
+def _sidechain_hit(world: World) -> dict[str, Any]:
+    (hit,) = _hits_of(world.json("search", "quokkasidechain")).values()
+    return hit
+
+
+def test_a_link_never_carries_text_raw(world: World) -> None:
+    link = transcript_link("vscode", "b1", 2, terms=["a\x1b]8;;x\x07 b&t=c", "é"])
+    assert link.isascii() and "\x1b" not in link and "\x07" not in link
+    assert parse_qs(urlsplit(link).query)["t"] == ["a\x1b]8;;x\x07 b&t=c", "é"]
 
 
 @pytest.mark.parametrize(

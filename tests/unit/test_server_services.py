@@ -14,16 +14,22 @@ import pytest
 import lazy.server
 from fabricate.claude import Session
 from lazy import agents
-from lazy.aliases.named import named_builder, named_page, rename_builder
+from lazy.aliases.named import named_builder, named_page, rename_builder, resolve_named
 from lazy.aliases.registry import SessionRegistry
 from lazy.capture.folder_import import import_in_steps, plans, preview
 from lazy.server import protocol
 from lazy.server.features import FEATURES
 from lazy.store import Store
-from lazy.store.queries import NotFound, builder_sources, builders_of_sessions, own_line
+from lazy.store.queries import (
+    Ambiguous,
+    NotFound,
+    builder_sources,
+    builders_of_sessions,
+    own_line,
+)
 from lazy.tasks.listing import tasks_of_builder, tasks_under
 from lazy.tasks.promote import promote
-from lazy.view.reading import transcript_page
+from lazy.view.reading import builders_count, transcript_page
 
 SERVER = Path(lazy.server.__file__).parent
 A = "feed1111-0000-4000-8000-000000000001"
@@ -126,6 +132,39 @@ def test_builders_are_listed_a_page_at_a_time_and_named(
     assert named.alias == "reviewer"
     assert named_builder(store.conn, A[:8], registry=registry).alias == "reviewer"
     assert rename_builder(store.conn, A, None, registry=registry).alias is None
+
+
+def test_a_builder_is_found_by_its_alias_id_or_prefix(
+    store: Store, imported: Session, tmp_path: Path
+) -> None:
+    registry = SessionRegistry(tmp_path / "sessions.json")
+    bid_a = resolve_named(store.conn, A, registry=registry)
+    bid_b = resolve_named(store.conn, B[:8], registry=registry)
+    assert bid_a != bid_b
+    with pytest.raises(NotFound):
+        resolve_named(store.conn, "reviewer", registry=registry)
+    rename_builder(store.conn, A, "reviewer", registry=registry)
+    assert resolve_named(store.conn, " reviewer ", registry=registry) == bid_a
+    assert named_builder(store.conn, "reviewer", registry=registry).id == bid_a
+    # a name that is also a prefix: the alias, the user's own word, wins
+    rename_builder(store.conn, B, "feed2", registry=registry)
+    assert resolve_named(store.conn, "feed2", registry=registry) == bid_b
+    assert resolve_named(store.conn, "feed1", registry=registry) == bid_a  # a prefix still
+    # one name in two projects: both offered, never one picked
+    rename_builder(store.conn, B, "reviewer", registry=registry)
+    with pytest.raises(Ambiguous) as e:
+        resolve_named(store.conn, "reviewer", registry=registry)
+    assert sorted(c[0] for c in e.value.candidates) == sorted([bid_a, bid_b])
+    # an exact id is never taken for a name
+    assert resolve_named(store.conn, A, registry=registry) == bid_a
+
+
+def test_builders_are_counted_across_pages(store: Store, imported: Session, repo: Path) -> None:
+    assert builders_count(store.conn) == 2
+    assert builders_count(store.conn, under=[str(repo)]) == 1
+    assert builders_count(store.conn, under=[]) == 0
+    assert builders_count(store.conn, under=None, text="retention") == 1
+    assert builders_count(store.conn, tools=["codex"]) == 0
 
 
 def test_a_builders_sources_and_own_line(store: Store, imported: Session) -> None:

@@ -42,7 +42,10 @@ TESTS = {
     "open_transcript": "opening a Builder shows its messages with their numbers",
     "tool_call_expands": "a tool call expands to show its output",
     "search_opens_message": "search finds a known phrase and opens its message",
+    "search_link": "a `lazy search` link opens the transcript at its message, with its words",
+    "open_builder_alias": "Lazy: Open Builder… opens a Builder by its alias",
     "hostile_inert": "the hostile transcript renders markup, links and ANSI escapes as inert text",
+    "tasks_empty": "the Tasks view, with no task yet, says what a task is and how to promote one",
     "promote_form": "promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown",
     "promote_code_action": (
         "the transcript as text offers the sidecar's code action for a selection spanning messages,"
@@ -50,6 +53,10 @@ TESTS = {
     ),
     "ask_builder": "Ask About This Builder… answers beside the transcript through the real one-shot",
     "ask_cancel": "cancelling an ask stops its one-shot",
+    "empty_workspace": (
+        "an empty workspace says how many conversations other projects hold; Show All Projects"
+        " lists them, a project of one Builder at the top, each with its agent's icon"
+    ),
     "live_session": "a session written while VS Code is open appears without a refresh",
     "sidecar_restart": "a killed sidecar shows in the status bar and Restart Sidecar recovers",
     "restart_same_store": (

@@ -181,7 +181,7 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // ---------------------------------------------------------------------------------------------
 
 const cs = { proc: null, port: 0, log: null, pids: [] };
-let tmp, agentRoot, home, workspace, lazyHome, script, browser, page;
+let tmp, agentRoot, home, workspace, lazyHome, script, other, browser, page;
 
 function writeSessions(name) {
   run([...UNSHARE, PYTHON, path.join(HERE, "write_sessions.py"), name, agentRoot], {
@@ -307,11 +307,13 @@ before(async () => {
   lazyHome = path.join(tmp, "lazy");
   script = writeSessions("initial");
   workspace = script.project;
+  // a project of one Builder outside the workspace
+  other = writeSessions("other");
   const imported = run([LAZY, "import-conversation", "--all-projects", "--yes"], {
     cwd: workspace,
     env: isolatedEnv({ LAZY_HOME: lazyHome }),
   });
-  assert.match(imported, /imported 3 conversation/, imported);
+  assert.match(imported, /imported 4 conversation/, imported);
 
   await startCodeServer();
   browser = await chromium.launch({
@@ -434,6 +436,58 @@ async function openBuilder(summary) {
   await row.press("Enter").catch(() => {});
 }
 
+/** The extension's own log (its output channel's file) as written so far. */
+function extensionLog() {
+  const logs = path.join(tmp, "cs", "user", "logs");
+  if (!fs.existsSync(logs)) return "";
+  return fs
+    .readdirSync(logs, { recursive: true })
+    .map(String)
+    .filter((rel) => rel.includes("lazy-builders.lazy") && rel.endsWith(".log"))
+    .map((rel) => fs.readFileSync(path.join(logs, rel), "utf8"))
+    .join("\n");
+}
+
+/** How many times the log says `needle`. */
+const logCount = (needle) => extensionLog().split(needle).length - 1;
+
+/** Message #n of the transcript in `frame`, holding `phrase`, is on screen. */
+async function messageInView(frame, phrase, n) {
+  await until(`message #${n} holding the phrase in view`, () =>
+    frame.evaluate(
+      ({ phrase, n }) => {
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const holder = node.parentElement;
+          if (!holder || !(holder.closest("article")?.textContent ?? "").includes(phrase)) continue;
+          if (!node.textContent.trim()) continue;
+          const r = holder.getBoundingClientRect();
+          const article = holder.closest("article");
+          const number = article?.querySelector(".num")?.textContent?.trim() ?? article?.id;
+          if (r.bottom > 0 && r.top < window.innerHeight && r.height > 0 && /(^|\D)(\d+)$/.exec(number)?.[2] === String(n))
+            return true;
+        }
+        return false;
+      },
+      { phrase, n },
+    ),
+  );
+}
+
+/** Open `folder` in this browser tab, as a user opening another folder does (a new window:
+ * its own extension host and sidecar), and show the Builders view (which starts the
+ * extension). The window left behind keeps its extension host for a while: its sidecars (by
+ * pid, from before) are stopped, so one sidecar serves, as before. */
+async function openFolder(folder) {
+  const before = sidecarPids();
+  await page.goto(`http://localhost:${cs.port}/?folder=${encodeURIComponent(folder)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await showBuilders();
+  await until("the new window's sidecar", () => sidecarPids().some((p) => !before.includes(p)), 60_000);
+  for (const pid of before) if (alive(pid)) process.kill(pid, "SIGTERM");
+  await until("the old window's sidecar gone", () => !before.some(alive), 20_000);
+}
+
 // ---------------------------------------------------------------------------------------------
 // the tests (in order)
 // ---------------------------------------------------------------------------------------------
@@ -494,25 +548,58 @@ test("search finds a known phrase and opens its message", { skip: SKIP }, async 
   const frame = await transcriptFrame([script.plan.summary, phrase]);
   // the message holding the phrase (#n: the first reply is long enough to push it below the
   // fold when the transcript opens at the top) is scrolled into view
-  await until(`message #${n} holding the phrase in view`, () =>
-    frame.evaluate(
-      ({ phrase, n }) => {
-        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          const holder = node.parentElement;
-          if (!holder || !(holder.closest("article")?.textContent ?? "").includes(phrase)) continue;
-          if (!node.textContent.trim()) continue;
-          const r = holder.getBoundingClientRect();
-          const article = holder.closest("article");
-          const number = article?.querySelector(".num")?.textContent?.trim() ?? article?.id;
-          if (r.bottom > 0 && r.top < window.innerHeight && r.height > 0 && /(^|\D)(\d+)$/.exec(number)?.[2] === String(n))
-            return true;
-        }
-        return false;
-      },
-      { phrase, n },
-    ),
-  );
+  await messageInView(frame, phrase, n);
+  // the panel was sent to #n with what the query matched there (SearchHit.terms)
+  const reveal = `reveal #${n}, terms ${JSON.stringify(phrase.split(" "))}`;
+  await until(`the extension's log saying ${reveal}`, () => logCount(reveal) === 1);
+});
+
+test("a `lazy search` link opens the transcript at its message, with its words", { skip: SKIP }, async () => {
+  const { phrase, phrase_message: n } = script.plan;
+  // as on a terminal: each hit's "#N role" an OSC 8 link into the editor (code-server's scheme)
+  const out = run([LAZY, "search", "lighthouse"], {
+    cwd: workspace,
+    env: isolatedEnv({ LAZY_HOME: lazyHome, TTY_COMPATIBLE: "1", LAZY_EDITOR_SCHEME: "code-oss" }),
+  });
+  const links = [...out.matchAll(/\x1b\]8;[^;]*;([^\x1b]+)\x1b\\/g)].map((m) => m[1]);
+  assert.equal(links.length, 1, JSON.stringify(out));
+  const url = new URL(links[0]);
+  assert.equal(`${url.protocol}//${url.host}${url.pathname}`, "code-oss://lazy-builders.lazy/open");
+  assert.deepEqual([url.searchParams.get("n"), url.searchParams.getAll("t")], [String(n), ["lighthouse"]]);
+  await runCommand("View: Close All Editors");
+  await runCommand("Developer: Open URL");
+  await page.locator(".quick-input-widget input.input").fill(links[0]);
+  await page.keyboard.press("Enter");
+  // VS Code may ask first whether the extension may open the link, as for a link from outside
+  const frame = await until("the link's transcript (VS Code's question answered, if it asks)", async () => {
+    const ask = page.locator(".monaco-dialog-box").filter({ hasText: /open this URI/i });
+    if (await ask.isVisible()) {
+      await page.screenshot({ path: path.join(OUT, "link-confirm.png") });
+      await ask.locator(".monaco-button", { hasText: /^Open$/ }).first().click();
+    }
+    return (await webviewTexts()).find(({ text }) => text.includes(script.plan.summary) && text.includes(phrase))?.frame;
+  });
+  await messageInView(frame, phrase, n);
+  await until("the extension's log saying the link's reveal", () => logCount(`reveal #${n}, terms ["lighthouse"]`) === 1);
+});
+
+test("Lazy: Open Builder… opens a Builder by its alias", { skip: SKIP }, async () => {
+  const alias = "checks-run";
+  const env = isolatedEnv({ LAZY_HOME: lazyHome });
+  run([LAZY, "alias", "set", alias, script.tools.session_id, "--scope", workspace], { cwd: workspace, env });
+  try {
+    await runCommand("View: Close All Editors");
+    await runCommand("Lazy: Open Builder…");
+    const input = page.locator(".quick-input-widget input.input");
+    await input.fill(alias);
+    await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: `Open “${alias}”` }).first().click();
+    // its transcript, its tab under its name (builders/get resolved the alias, and labels with it)
+    await transcriptFrame([script.tools.summary, "Read"]);
+    const tab = page.locator(".tabs-container .tab").filter({ hasText: alias });
+    await until(`the transcript's tab titled ${alias}`, async () => (await tab.count()) === 1);
+  } finally {
+    run([LAZY, "alias", "rm", alias, "--scope", workspace], { cwd: workspace, env });
+  }
 });
 
 test("the hostile transcript renders markup, links and ANSI escapes as inert text", { skip: SKIP }, async () => {
@@ -585,6 +672,14 @@ async function tasksViewText() {
 }
 
 let promotedCode = "";
+
+test("the Tasks view, with no task yet, says what a task is and how to promote one", { skip: SKIP }, async () => {
+  await until("the Tasks view's welcome", async () => {
+    const text = await tasksViewText();
+    return /No tasks yet\. A task is a range of a Builder's messages/.test(text) && /Start here[\s\S]*End here/.test(text);
+  });
+  await page.screenshot({ path: path.join(OUT, "tasks-empty.png") });
+});
 
 test("promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown", { skip: SKIP }, async () => {
   // the Builders view's Promote Messages to Task… leads to the transcript's form: pick a range
@@ -726,6 +821,38 @@ test("cancelling an ask stops its one-shot", { skip: SKIP || (!CI && ASK.missing
   await until("the one-shot's container removed", () => oneshotContainers().length === 0, 60_000);
 });
 
+test("an empty workspace says how many conversations other projects hold; Show All Projects lists them, a project of one Builder at the top, each with its agent's icon", { skip: SKIP }, async () => {
+  const empty = path.join(tmp, "empty");
+  fs.mkdirSync(empty, { recursive: true });
+  await openFolder(empty);
+  try {
+    const said = "No conversations for this workspace; 4 in other projects.";
+    await until(`the Builders view saying "${said}"`, async () => (await buildersView().innerText()).includes(said), 60_000);
+    const showAll = await waitForRow("Show All Projects");
+    await page.screenshot({ path: path.join(OUT, "empty-workspace.png") });
+    await showAll.click();
+    // the workspace's project of three Builders is a folder; the other project's one Builder
+    // is at the top, its project in its description
+    const lone = await waitForRow(other.other.summary);
+    assert.match(await lone.locator(".label-description").innerText(), /^other · /);
+    assert.equal(await lone.getAttribute("aria-level"), "1", "the one Builder of its project is not in a folder");
+    const folder = await waitForRow("project");
+    assert.equal(await folder.getAttribute("aria-expanded"), "true");
+    const plan = await waitForRow(script.plan.summary);
+    assert.equal(await plan.getAttribute("aria-level"), "2");
+    // each Builder with its agent's mark (Claude Code's, in the theme's variant)
+    for (const row of [lone, plan]) {
+      const icon = await row.locator(".custom-view-tree-node-item-icon").first().evaluate((e) => getComputedStyle(e).backgroundImage);
+      assert.match(decodeURIComponent(icon), /\/lazy-builders\.lazy-[^/]+\/media\/agents\/claude-(light|dark)\.svg/, icon);
+    }
+    assert.ok(!(await buildersView().innerText()).includes(said), "the message stays once it shows them");
+    await page.screenshot({ path: path.join(OUT, "builders-icons.png") });
+  } finally {
+    await openFolder(workspace);
+  }
+  await waitForRow(script.plan.summary, 60_000);
+});
+
 test("a session written while VS Code is open appears without a refresh", { skip: SKIP }, async () => {
   await showBuilders();
   const live = writeSessions("live").live;
@@ -737,11 +864,31 @@ test("a killed sidecar shows in the status bar and Restart Sidecar recovers", { 
   const status = () => items.allInnerTexts().then((t) => t.join(" | "));
   await items.first().waitFor({ state: "visible" });
   const healthy = await status();
+  // VS Code captures live: no hooks and no daemon are an info with the reason, not warnings
+  // (the other views folded, so the Health view's rows down to them are drawn)
+  await runCommand("Lazy: Run Health Checks (lazy doctor)");
+  await foldViews(["Builders", "Tasks"], true);
+  await until("the Health view's hooks and daemon checks an info while VS Code captures live", async () => {
+    const text = await buildersView().innerText();
+    for (const title of ["Claude Code hooks installed", "Capture daemon running"]) {
+      const row = buildersView().locator(".monaco-list-row").filter({ hasText: title }).first();
+      if ((await row.count()) === 0 || (await row.locator(".codicon-info").count()) === 0) return false;
+      assert.equal(await row.locator(".codicon-warning").count(), 0, `${title} warns`);
+    }
+    return (text.match(/not needed now: VS Code captures live/g) ?? []).length === 2;
+  }, 60_000);
+  await page.screenshot({ path: path.join(OUT, "health.png") });
+  await foldViews(["Builders", "Tasks"], false);
   const [pid] = await until("the sidecar process", () => sidecarPids().length === 1 && sidecarPids());
   process.kill(pid, "SIGKILL");
   await until(`the status bar to report the stopped sidecar (was "${healthy}")`, async () =>
     /stop|exit|crash|not running|error/i.test(await status()),
   );
+  // the Health view says it is down while it is, none of the checks of the sidecar gone
+  await until("the Health view showing the sidecar down", async () => {
+    const text = await healthViewText();
+    return /The lazy sidecar is not running/.test(text) && !text.includes("Claude Code hooks installed");
+  });
   await runCommand("Lazy: Restart Sidecar");
   const [fresh] = await until("a new sidecar process", () => {
     const pids = sidecarPids().filter((p) => p !== pid);
@@ -782,6 +929,16 @@ async function transcriptPage(title, text) {
     if (state) return state;
   }
   return null;
+}
+
+/** Fold (or unfold) the Lazy views named `titles`, by their headers. */
+async function foldViews(titles, fold) {
+  for (const title of titles) {
+    const header = buildersView().locator(".pane-header", { has: page.locator("h3.title", { hasText: new RegExp(`^${title}$`, "i") }) }).first();
+    await header.waitFor({ state: "visible" });
+    if (((await header.getAttribute("aria-expanded")) === "true") === fold) await header.click();
+    await until(`the ${title} view ${fold ? "folded" : "unfolded"}`, async () => (await header.getAttribute("aria-expanded")) === String(!fold));
+  }
 }
 
 async function healthViewText() {

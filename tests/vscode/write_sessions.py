@@ -1,16 +1,17 @@
 """Write the VS Code tests' sessions with the real Claude Code CLI against the scripted fake API.
 
-    unshare --net -- .venv/bin/python tests/vscode/write_sessions.py <initial|live> <root>
+    unshare --net -- .venv/bin/python tests/vscode/write_sessions.py <initial|other|live> <root>
 
 Reuses the real-agent suite's machinery (``tests/agents``: the pinned ``claude`` from its
 ``node_modules``, ``fake_anthropic``, the sandbox), with one difference: the CLI's config dir is
 ``<root>/home/.claude``, so the sessions land where the sidecar looks by default
 (``~/.claude/projects``) when VS Code runs with ``HOME=<root>/home``. Every session's cwd is
-``<root>/project``, the folder VS Code opens.
+``<root>/project``, the folder VS Code opens, but for ``other``'s.
 
 ``initial`` writes, before VS Code starts: a tool session (Bash + Read), a two-turn session whose
 second reply holds a phrase the search test looks for, and a hostile session (markup, a
-``javascript:`` link, ANSI escapes). ``live`` writes one more session while VS Code is open.
+``javascript:`` link, ANSI escapes). ``other`` writes one session in ``<root>/other``, a project
+of one Builder outside the workspace. ``live`` writes one more session while VS Code is open.
 ``<root>/script-<name>.json`` records the prompts, phrases and session ids the tests assert on.
 """
 
@@ -26,7 +27,7 @@ sys.path.insert(0, str(AGENTS))
 
 from driver import Sandbox, Session, find_claude  # noqa: E402
 from fake_anthropic import FakeAnthropic, Rule, text, tool_use  # noqa: E402
-from scenario_env import JsonDict, scenario_main  # noqa: E402
+from scenario_env import JsonDict, init_git_project, scenario_main  # noqa: E402
 
 SEARCH_PHRASE = "periwinkle lighthouse protocol"
 HOSTILE = (
@@ -47,6 +48,17 @@ class HomeSandbox(Sandbox):
     def setup(self) -> None:
         self.config.mkdir(parents=True, exist_ok=True)
         super().setup()
+
+
+class OtherSandbox(HomeSandbox):
+    """The same HOME and config, the CLI run in ``<root>/other``: another project."""
+
+    @property
+    def project(self) -> Path:
+        return self.root / "other"
+
+    def setup(self) -> None:  # the config is initial's; only the project is new
+        init_git_project(self.project, self.env(), {"README.md": "another project\n"})
 
 
 def initial(s: Session) -> JsonDict:
@@ -112,13 +124,19 @@ def initial(s: Session) -> JsonDict:
     }
 
 
+def other(s: Session) -> JsonDict:
+    prompt = "Sketch the quince dashboard"
+    turn = s.claude_print(prompt, reply=[text("A quince dashboard sketch: three panels.")])
+    return {"other": {"summary": prompt, "session_id": turn.session_id}}
+
+
 def live(s: Session) -> JsonDict:
     prompt = "Live capture check while VS Code is open"
     turn = s.claude_print(prompt, reply=[text("Captured live.")])
     return {"live": {"summary": prompt, "session_id": turn.session_id}}
 
 
-SCENARIOS = {"initial": initial, "live": live}
+SCENARIOS = {"initial": initial, "other": other, "live": live}
 
 
 def play(name: str, workdir: Path) -> JsonDict | None:
@@ -126,7 +144,7 @@ def play(name: str, workdir: Path) -> JsonDict | None:
     if claude is None:
         print("claude CLI not installed (tests/agents/node_modules)", file=sys.stderr)
         return None
-    sandbox = HomeSandbox(workdir, claude)
+    sandbox = (OtherSandbox if name == "other" else HomeSandbox)(workdir, claude)
     api = FakeAnthropic(log_path=workdir / f"api-{name}.jsonl")
     api.start()
     session = Session(name, sandbox, api)

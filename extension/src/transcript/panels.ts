@@ -263,6 +263,7 @@ class TranscriptPanel {
         this.focus = this.pick.from ?? this.focus;
       }
       this.post({ type: "init", builder, sessionId: this.sessionId, focus: this.focus, terms: this.terms });
+      if (this.focus !== null) this.logReveal(this.focus, this.sessionId, this.terms);
       this.focus = null;
       this.terms = [];
       this.deps.onOpened(builder.id, builder.message_count);
@@ -320,9 +321,17 @@ class TranscriptPanel {
     const alive = this.panel.visible && this.ready && this.builder !== undefined;
     this.panel.reveal(undefined, false);
     if (alive) {
-      if (number !== null) this.post({ type: "reveal", sessionId, number, terms });
-      else void this.init();
+      if (number !== null) {
+        this.post({ type: "reveal", sessionId, number, terms });
+        this.logReveal(number, sessionId, terms);
+      } else void this.init();
     }
+  }
+
+  /** What a search (or a link) opened: logged, so a landing can be followed. */
+  private logReveal(number: number, sessionId: string | null, terms: readonly string[]): void {
+    const where = sessionId ? ` of subagent ${sessionId}` : "";
+    this.deps.log.info(`transcript ${this.builderId}: reveal #${number}${where}, terms ${JSON.stringify(terms)}`);
   }
 }
 

@@ -1,21 +1,23 @@
 // The Builders view: Builders of the workspace (or of every project), grouped by project,
-// newest first, paged with builders/list's cursor. Node objects are cached by their stable
-// id: VS Code keys tree elements by identity, so a partial refresh must fire the very
-// object it handed out.
+// newest first, paged with builders/list's cursor; a project of one Builder is that Builder
+// alone at the top (its project in its description), each Builder marked with its agent's
+// icon. A workspace with none while the store has others says so, and offers them all.
+// Node objects are cached by their stable id: VS Code keys tree elements by identity, so a
+// partial refresh must fire the very object it handed out.
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "../protocol/client";
 import { type BuilderInfo, type BuildersDidChange, isRecord, type Scope, type SidechainInfo } from "../protocol";
 import { plainText } from "../text";
 import { formatTimestamp, relativeTime } from "../time";
-import { agentIcon, agentName } from "../agents";
+import { agentIcon, agentMark, agentName } from "../agents";
 
 export type Node =
   | { kind: "project"; id: string; project: string | null }
   | { kind: "builder"; id: string; info: BuilderInfo }
   | { kind: "sidechain"; id: string; builderId: string; info: SidechainInfo }
   | { kind: "loadMore"; id: string }
-  | { kind: "notice"; id: string; message: string; icon: string; command?: vscode.Command };
+  | { kind: "notice"; id: string; message: string; icon: string; command?: vscode.Command; error?: boolean };
 
 export type BuilderNode = Extract<Node, { kind: "builder" }>;
 
@@ -36,6 +38,8 @@ export function builderIdOf(arg: unknown): string | undefined {
 export const PAGE_SIZE = 50;
 const MAX_PAGE = 500;
 const LAST_OPENED_KEY = "lazy.lastOpenedCounts";
+/** Where the scope the user picked is kept (context.workspaceState): per workspace. */
+export const ALL_PROJECTS_KEY = "lazy.allProjects";
 
 /** The slice of Memento the badge needs (context.globalState). */
 export interface CountStore {
@@ -47,6 +51,10 @@ export interface BuildersOptions {
   client: () => LazyClient | undefined;
   workspaceFolders: () => readonly string[];
   store: CountStore;
+  /** The workspace's own memento (context.workspaceState): its scope, all projects or not. */
+  workspaceStore?: CountStore;
+  /** For the agents' icons (media/agents/); without it, their codicons. */
+  extensionUri?: vscode.Uri;
   log?: vscode.LogOutputChannel;
   debounceMs?: number;
   now?: () => Date;
@@ -76,13 +84,28 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
   private loading: Promise<void> | undefined;
   private error: string | undefined;
   private down = false;
-  private allProjects = false;
+  private allProjects: boolean;
+  /** The workspace shows none: how many Builders there are in every project (0: none). */
+  private elsewhere = 0;
+  private readonly messageEmitter = new vscode.EventEmitter<string | undefined>();
+  /** The view's message changed (TreeView.message: the empty workspace's sentence). */
+  readonly onDidChangeMessage = this.messageEmitter.event;
   private generation = 0;
   private readonly nodes = new Map<string, Node>();
   private pendingIds = new Set<string>();
   private debounce: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly opts: BuildersOptions) {}
+  constructor(private readonly opts: BuildersOptions) {
+    this.allProjects = opts.workspaceStore?.get(ALL_PROJECTS_KEY) === true;
+    if (this.allProjects) void vscode.commands.executeCommand("setContext", "lazy.allProjects", true);
+  }
+
+  /** What the view says above its rows: an empty workspace, when the store has others. */
+  get message(): string | undefined {
+    if (this.elsewhere === 0) return undefined;
+    const n = this.elsewhere;
+    return `No conversations for this workspace; ${n} in other project${n === 1 ? "" : "s"}.`;
+  }
 
   get showsAllProjects(): boolean {
     return this.allProjects;
@@ -115,11 +138,13 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const p = (async () => {
       try {
         const page = await this.fetch(limit, null);
+        const elsewhere = page && page.items.length === 0 ? await this.countElsewhere() : 0;
         if (gen !== this.generation) return;
         this.items = page?.items ?? [];
         this.nextCursor = page?.next ?? null;
         this.error = undefined;
         this.loaded = page !== undefined;
+        this.setElsewhere(elsewhere);
       } catch (e) {
         if (gen !== this.generation) return;
         this.items = [];
@@ -127,6 +152,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
         this.error = describeFailure(e);
         this.opts.log?.error(`builders/list: ${this.error}`);
         this.loaded = true;
+        this.setElsewhere(0);
       }
       this.setEmpty();
     })();
@@ -134,9 +160,31 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return p;
   }
 
+  /** The workspace showed none: how many there are in every project (its scope aside). */
+  private async countElsewhere(): Promise<number> {
+    const client = this.opts.client();
+    if (!client || this.allProjects) return 0;
+    try {
+      const all = await client.request("builders/list", { all_projects: true, workspace_folders: [], limit: 1 });
+      return all.total ?? all.items.length;
+    } catch (e) {
+      this.opts.log?.warn(`builders/list (all projects, to count): ${describeFailure(e)}`);
+      return 0;
+    }
+  }
+
+  private setElsewhere(n: number): void {
+    if (n === this.elsewhere) return;
+    this.elsewhere = n;
+    this.messageEmitter.fire(this.message);
+  }
+
+  /** lazy.empty: nothing captured at all (Import); lazy.emptyWorkspace: nothing under the
+   * open folders, and some elsewhere (Show All Projects). */
   private setEmpty(): void {
-    const empty = this.loaded && !this.error && !this.down && this.items.length === 0;
-    void vscode.commands.executeCommand("setContext", "lazy.empty", empty);
+    const none = this.loaded && !this.error && !this.down && this.items.length === 0;
+    void vscode.commands.executeCommand("setContext", "lazy.empty", none && this.elsewhere === 0);
+    void vscode.commands.executeCommand("setContext", "lazy.emptyWorkspace", none && this.elsewhere > 0);
   }
 
   /** Reload what is shown (as many Builders as were loaded) and redraw. */
@@ -173,6 +221,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     if (this.allProjects === all) return;
     this.allProjects = all;
     void vscode.commands.executeCommand("setContext", "lazy.allProjects", all);
+    void this.opts.workspaceStore?.update(ALL_PROJECTS_KEY, all);
     this.items = [];
     this.nextCursor = null;
     await this.load(PAGE_SIZE);
@@ -189,6 +238,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     this.loading = undefined;
     this.error = reason;
     this.nodes.clear();
+    this.setElsewhere(0);
     this.setEmpty();
     this.emitter.fire(undefined);
   }
@@ -310,30 +360,48 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       .map((x) => x.p);
   }
 
-  async getChildren(element?: Node): Promise<Node[]> {
-    if (!element) {
-      if (this.down) {
-        return this.error
-          ? [this.node({ kind: "notice", id: "notice:down", message: this.error, icon: "error",
-              command: { title: "Restart Sidecar", command: "lazy.restartSidecar" } })]
-          : [];
-      }
-      if (!this.loaded) await (this.loading ?? this.load(PAGE_SIZE));
-      if (this.error) {
-        return [this.node({ kind: "notice", id: "notice:error", message: this.error, icon: "error",
-          command: { title: "Retry", command: "lazy.refresh" } })];
-      }
-      const roots: Node[] = this.projects().map((p) =>
-        this.node({ kind: "project", id: `project:${p ?? ""}`, project: p }),
-      );
-      if (this.nextCursor !== null) roots.push(this.node({ kind: "loadMore", id: "loadMore" }));
-      return roots;
+  /** The Builders listed under a project (its forks nest under the Builder they forked). */
+  private ofProject(project: string | null): BuilderInfo[] {
+    return this.items.filter((b) => b.project === project && !this.isNestedFork(b));
+  }
+
+  /** A Builder alone in its project: shown at the top, with no folder of its own. */
+  private standsAlone(b: BuilderInfo): boolean {
+    return !this.isNestedFork(b) && this.ofProject(b.project).length === 1;
+  }
+
+  private async roots(): Promise<Node[]> {
+    if (this.down) {
+      return this.error
+        ? [this.node({ kind: "notice", id: "notice:down", message: this.error, icon: "error", error: true,
+            command: { title: "Restart Sidecar", command: "lazy.restartSidecar" } })]
+        : [];
     }
+    if (!this.loaded) await (this.loading ?? this.load(PAGE_SIZE));
+    if (this.error) {
+      return [this.node({ kind: "notice", id: "notice:error", message: this.error, icon: "error", error: true,
+        command: { title: "Retry", command: "lazy.refresh" } })];
+    }
+    if (this.items.length === 0 && this.elsewhere > 0) {
+      // the view's message says how many; this row widens the scope to show them
+      return [this.node({ kind: "notice", id: "notice:showAll", message: "Show All Projects", icon: "globe",
+        command: { title: "Show All Projects", command: "lazy.toggleAllProjects" } })];
+    }
+    const roots: Node[] = this.projects().map((p) => {
+      const [only, ...more] = this.ofProject(p);
+      return only && more.length === 0
+        ? this.builderNode(only)
+        : this.node({ kind: "project", id: `project:${p ?? ""}`, project: p });
+    });
+    if (this.nextCursor !== null) roots.push(this.node({ kind: "loadMore", id: "loadMore" }));
+    return roots;
+  }
+
+  async getChildren(element?: Node): Promise<Node[]> {
+    if (!element) return this.roots();
     switch (element.kind) {
       case "project":
-        return this.items
-          .filter((b) => b.project === element.project && !this.isNestedFork(b))
-          .map((b) => this.builderNode(b));
+        return this.ofProject(element.project).map((b) => this.builderNode(b));
       case "builder": {
         const id = element.info.id;
         const forks = this.items.filter((b) => b.forked_from === id && b.id !== id).map((b) => this.builderNode(b));
@@ -356,6 +424,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       case "builder": {
         const b = element.info;
         if (this.isNestedFork(b) && b.forked_from) return this.nodes.get(`builder:${b.forked_from}`);
+        if (this.standsAlone(b)) return undefined;
         return this.nodes.get(`project:${b.project ?? ""}`);
       }
       case "sidechain":
@@ -411,7 +480,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       case "notice": {
         const item = new vscode.TreeItem(element.message, vscode.TreeItemCollapsibleState.None);
         item.id = element.id;
-        item.iconPath = new vscode.ThemeIcon(element.icon, new vscode.ThemeColor("list.errorForeground"));
+        item.iconPath = new vscode.ThemeIcon(element.icon, element.error ? new vscode.ThemeColor("list.errorForeground") : undefined);
         item.tooltip = element.message;
         item.command = element.command;
         item.contextValue = "notice";
@@ -431,11 +500,10 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const grew = this.grew(info);
     const when = relativeTime(info.updated_at ?? info.started_at, this.opts.now?.() ?? new Date());
     const count = `${info.message_count} msg${info.message_count === 1 ? "" : "s"}`;
-    item.description = `${grew ? "● " : ""}${[when, count].filter(Boolean).join(" · ")}`;
-    item.iconPath = new vscode.ThemeIcon(
-      agentIcon(info.tool),
-      grew ? new vscode.ThemeColor("list.highlightForeground") : undefined,
-    );
+    // alone at the top, no folder names its project: its description does
+    const where = this.standsAlone(info) ? (info.project ? short(info.project) : "(no project)") : "";
+    item.description = `${grew ? "● " : ""}${[where, when, count].filter(Boolean).join(" · ")}`;
+    item.iconPath = this.iconOf(info.tool);
     // plain text: summaries are agent output, never markdown we would render
     item.tooltip = [
       ...(info.alias ? [`${info.alias}: ${aboutLabel(info)}`] : [aboutLabel(info)]),
@@ -454,8 +522,15 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return item;
   }
 
+  /** The agent's own mark (light and dark), else its codicon. */
+  private iconOf(agent: string): vscode.TreeItem["iconPath"] {
+    const mark = this.opts.extensionUri && agentMark(this.opts.extensionUri, agent);
+    return mark ?? new vscode.ThemeIcon(agentIcon(agent));
+  }
+
   dispose(): void {
     if (this.debounce) clearTimeout(this.debounce);
     this.emitter.dispose();
+    this.messageEmitter.dispose();
   }
 }

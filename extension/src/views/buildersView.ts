@@ -70,6 +70,9 @@ export function registerBuildersView(ctx: Ctx): vscode.Disposable[] {
     tree.description = builders.showsAllProjects ? "All projects" : "Workspace";
   };
   describeScope();
+  // an empty workspace: "No conversations for this workspace; N in other projects."
+  tree.message = builders.message;
+  const message = builders.onDidChangeMessage((m) => { tree.message = m; });
   const commands: CommandTable = [
     ["lazy.copyId", copyId],
     ["lazy.revealSourceFiles", revealSourceFiles],
@@ -89,5 +92,5 @@ export function registerBuildersView(ctx: Ctx): vscode.Disposable[] {
     }],
     ["lazy.loadMore", () => () => builders.loadMore()],
   ];
-  return [tree, ...registerCommands(ctx, commands)];
+  return [tree, message, ...registerCommands(ctx, commands)];
 }

@@ -15,6 +15,8 @@ export type HealthNode =
 
 const ICONS: Record<HealthCheck["status"], [string, string]> = {
   ok: ["pass", "testing.iconPassed"],
+  // worth knowing, nothing to fix (the hooks while VS Code itself captures live)
+  info: ["info", "notificationsInfoIcon.foreground"],
   warn: ["warning", "list.warningForeground"],
   fail: ["error", "list.errorForeground"],
 };
@@ -35,6 +37,9 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
   private down: string | undefined;
   /** The checks were asked for: a sidecar (re)started runs them again. */
   private asked = false;
+  /** Bumped by each run and each stop: an answer of an older one is dropped (a sweep of a
+   * sidecar that died meanwhile, or of the store before a restart, is never shown). */
+  private generation = 0;
 
   constructor(private readonly client: () => LazyClient | undefined) {}
 
@@ -47,6 +52,7 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
       else this.emitter.fire(undefined);
       return;
     }
+    this.generation++;
     this.result = undefined;
     this.error = undefined;
     this.down =
@@ -60,15 +66,20 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
 
   async refresh(): Promise<void> {
     this.asked = true;
+    const gen = ++this.generation;
     const c = this.client();
     if (!c) {
       this.result = undefined;
       this.error = "The lazy sidecar is not running.";
     } else {
       try {
-        this.result = await c.request("doctor/run", {});
+        const result = await c.request("doctor/run", {});
+        if (gen !== this.generation) return;
+        this.result = result;
         this.error = undefined;
       } catch (e) {
+        if (gen !== this.generation) return;
+        this.result = undefined;
         this.error = `lazy doctor failed: ${describeFailure(e)}`;
       }
     }
@@ -107,9 +118,11 @@ export class HealthProvider implements vscode.TreeDataProvider<HealthNode> {
     item.id = `check:${check.title}`;
     const [icon, color] = ICONS[check.status];
     item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-    item.description = check.fix ?? "";
-    item.tooltip = [check.title, ...(check.detail ?? []), ...(check.fix ? ["", `Fix: ${check.fix}`] : [])].join("\n");
-    item.contextValue = lazyArgs(check.fix) && check.status !== "ok" ? "check.fixable" : "check";
+    item.description = check.fix && check.status === "info" ? `optional: ${check.fix}` : (check.fix ?? "");
+    const fix = check.status === "info" ? "Optional" : "Fix";
+    item.tooltip = [check.title, ...(check.detail ?? []), ...(check.fix ? ["", `${fix}: ${check.fix}`] : [])].join("\n");
+    // a fix to run: for what is wrong (an info's is the user's choice, in its description)
+    item.contextValue = lazyArgs(check.fix) && (check.status === "warn" || check.status === "fail") ? "check.fixable" : "check";
     return item;
   }
 

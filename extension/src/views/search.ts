@@ -1,11 +1,11 @@
 // Lazy: Search Conversations — a QuickPick that asks search/query as the user types
 // (debounced, each new query cancelling the one in flight) and opens the transcript at the
-// chosen message.
+// chosen message, with what the query matched there to highlight.
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, isCancellation, rpcFailure, type LazyClient } from "../protocol/client";
 import { ErrorCode, isRecord, type Scope, type SearchResults } from "../protocol";
-import { hitTerms, plainText } from "../text";
+import { plainText } from "../text";
 import { relativeTime } from "../time";
 import { agentIcon } from "../agents";
 
@@ -13,7 +13,7 @@ export interface SearchTarget {
   builderId: string;
   number: number;
   sessionId: string | null;
-  /** What the hit matched, highlighted where the transcript opens. */
+  /** What the query matched in that message, to highlight where it opens. */
   terms: string[];
 }
 
@@ -72,7 +72,7 @@ export function searchItems(r: SearchResults, now: Date = new Date()): SearchIte
           number: h.number,
           // a hit in a subagent's line opens that line; the Builder's own sessions are one line
           sessionId: h.sidechain ? h.session_id : null,
-          terms: hitTerms(h.snippet, h.highlights),
+          terms: h.terms ?? [],
         },
       });
     }

@@ -1,4 +1,5 @@
-// The Tasks view: the backlog, tasks promoted from ranges of Builders' messages (tasks/list).
+// The Tasks view: the backlog, tasks promoted from ranges of Builders' messages (tasks/list);
+// empty, its welcome (package.json) says what a task is and how to promote one.
 // Promoting happens in the transcript's form (promote/form.ts, webview/promote.ts).
 import * as vscode from "vscode";
 import { registerCommands, type Ctx } from "../ctx";
@@ -17,7 +18,13 @@ export class TasksProvider implements vscode.TreeDataProvider<Task> {
 
   async refresh(): Promise<void> {
     const c = this.client();
-    this.items = c ? (await c.request("tasks/list", this.scope())).items : [];
+    let known = false; // its welcome (what a task is, how to promote one) for a known empty backlog
+    try {
+      this.items = c ? (await c.request("tasks/list", this.scope())).items : [];
+      known = c !== undefined;
+    } finally {
+      void vscode.commands.executeCommand("setContext", "lazy.noTasks", known && this.items.length === 0);
+    }
     this.emitter.fire(undefined);
   }
 

@@ -191,13 +191,18 @@ export const window = {
   createStatusBarItem: (): unknown => {
     throw new Error("tests pass their own StatusBarItem");
   },
+  showQuickPick: recorder("window.showQuickPick") as (...args: never[]) => Promise<unknown>,
+  createWebviewPanel: (..._args: unknown[]): unknown => {
+    throw new Error("a test that opens a panel sets window.createWebviewPanel");
+  },
+  registerUriHandler: (handler: unknown): Disposable => {
+    calls.push({ method: "window.registerUriHandler", args: [handler] });
+    return new Disposable(() => undefined);
+  },
   setStatusBarMessage: recorder("window.setStatusBarMessage"),
   createTreeView: (id: string): unknown => ({ id, description: undefined as string | undefined, dispose: () => undefined }),
   showInputBox: recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>,
   showTextDocument: recorder("window.showTextDocument"),
-  createWebviewPanel: (..._args: unknown[]): unknown => {
-    throw new Error("tests pass their own webview panel");
-  },
 };
 
 export const workspace = {
@@ -218,8 +223,12 @@ export function resetMock(): void {
   window.showErrorMessage = recorder("window.showErrorMessage");
   window.showInputBox = recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>;
   window.showTextDocument = recorder("window.showTextDocument");
-  window.createWebviewPanel = () => {
-    throw new Error("tests pass their own webview panel");
+  window.createWebviewPanel = (): unknown => {
+    throw new Error("a test that opens a panel sets window.createWebviewPanel");
+  };
+  window.showQuickPick = recorder("window.showQuickPick");
+  window.createQuickPick = (): unknown => {
+    throw new Error("tests pass their own QuickPick");
   };
   window.withProgress = (async (_o: unknown, task: (p: { report(v: unknown): void }, t: CancellationToken) => Promise<unknown>) =>
     task({ report: () => undefined }, new CancellationTokenSource().token));

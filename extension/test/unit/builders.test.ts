@@ -1,9 +1,16 @@
 import * as assert from "node:assert/strict";
 import type * as vscode from "vscode";
-import { BuildersProvider, PAGE_SIZE, type Node } from "../../src/views/builders";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ALL_PROJECTS_KEY, BuildersProvider, PAGE_SIZE, type Node } from "../../src/views/builders";
 import type { BuilderInfo, BuildersListParams } from "../../src/protocol";
 import { builder, FakeClient, FakeMemento, sleep } from "../fakes";
-import { calls, resetMock, TreeItemCollapsibleState } from "../mocks/vscode";
+import { calls, resetMock, TreeItemCollapsibleState, Uri } from "../mocks/vscode";
+
+/** The last value a context key was set to (setContext), undefined if never. */
+function contextValue(key: string): unknown {
+  return calls.filter((c) => c.method === "commands.executeCommand" && c.args[0] === "setContext" && c.args[1] === key).at(-1)?.args[2];
+}
 
 /** A sidecar with `n` Builders, paged by cursor = index of the next item. */
 function pagedClient(items: BuilderInfo[], allItems: BuilderInfo[] = items): FakeClient {
@@ -30,17 +37,105 @@ describe("Builders tree", () => {
   it("groups by project, workspace projects first in folder order", async () => {
     const items = [
       builder("b1", { project: "/elsewhere/x" }),
+      builder("b1b", { project: "/elsewhere/x" }),
       builder("b2", { project: "/ws/lib" }),
+      builder("b2b", { project: "/ws/lib" }),
       builder("b3", { project: "/ws/app/sub" }),
+      builder("b3b", { project: "/ws/app/sub" }),
       builder("b4", { project: "/ws/app" }),
+      builder("b4b", { project: "/ws/app" }),
       builder("b5", { project: null }),
+      builder("b5b", { project: null }),
     ];
     const p = provider(pagedClient(items));
     assert.deepEqual(await labels(p), ["sub", "app", "lib", "x", "(no project)"]);
     const roots = await p.getChildren();
     const app = roots.find((n) => n.kind === "project" && n.project === "/ws/app")!;
-    assert.deepEqual(await labels(p, app), ["summary of b4"]);
+    assert.deepEqual(await labels(p, app), ["summary of b4", "summary of b4b"]);
     assert.equal(p.getTreeItem(app).collapsibleState, TreeItemCollapsibleState.Expanded);
+  });
+
+  it("shows a project of one Builder as that Builder at the top, its project in its description", async () => {
+    const items = [
+      builder("solo", { project: "/ws/lib", message_count: 4 }),
+      builder("a1", { project: "/ws/app" }),
+      builder("a2", { project: "/ws/app" }),
+      builder("lone", { project: null, message_count: 1 }),
+    ];
+    const p = provider(pagedClient(items), new FakeMemento(), ["/ws/app", "/ws/lib"]);
+    const roots = await p.getChildren();
+    // in project order (workspace folders first), a folder only for the project of two
+    assert.deepEqual(roots.map((n) => n.kind), ["project", "builder", "builder"]);
+    assert.deepEqual(await labels(p), ["app", "summary of solo", "summary of lone"]);
+    const solo = p.getTreeItem(roots[1]!);
+    assert.match(String(solo.description), /^lib · .* · 4 msgs$/);
+    assert.match(String(p.getTreeItem(roots[2]!).description), /^\(no project\) · .* · 1 msg$/);
+    assert.equal(p.getParent(roots[1]!), undefined, "a top-level Builder has no parent (reveal finds it)");
+    // in a folder, a Builder's description does not repeat the project
+    const inApp = await p.getChildren(roots[0]);
+    assert.doesNotMatch(String(p.getTreeItem(inApp[0]!).description), /app/);
+    assert.equal(p.getParent(inApp[0]!), roots[0]);
+  });
+
+  it("marks each Builder with its agent's own icon, light and dark", async () => {
+    const items = [builder("c1", { tool: "claude" }), builder("x1", { tool: "codex" }), builder("o1", { tool: "opencode" }),
+      builder("u1", { tool: "someday" })];
+    const p = new BuildersProvider({ client: () => pagedClient(items), workspaceFolders: () => ["/ws/app"], store: new FakeMemento(),
+      extensionUri: Uri.file("/ext") as unknown as vscode.Uri });
+    const [group] = await p.getChildren();
+    const icons = (await p.getChildren(group)).map((n) => p.getTreeItem(n).iconPath as { light: Uri; dark: Uri } | vscode.ThemeIcon);
+    const paths = icons.slice(0, 3).map((i) => "light" in i ? [i.light.path, i.dark.path] : []);
+    assert.deepEqual(paths, ["claude", "codex", "opencode"].map((a) => [`/ext/media/agents/${a}-light.svg`, `/ext/media/agents/${a}-dark.svg`]));
+    for (const [light, dark] of paths) {
+      assert.ok(fs.existsSync(path.join(__dirname, "..", "..", light!.slice("/ext/".length))), light);
+      assert.ok(fs.existsSync(path.join(__dirname, "..", "..", dark!.slice("/ext/".length))), dark);
+    }
+    assert.equal((icons[3] as vscode.ThemeIcon).id, "comment-discussion", "an agent lazy does not know: a codicon");
+  });
+
+  it("says an empty workspace has none while other projects have some, and offers them", async () => {
+    const everyone = [builder("z9", { project: "/other" }), builder("z8", { project: "/other" }), builder("y1", { project: "/third" })];
+    const client = new FakeClient().on("builders/list", (q: BuildersListParams) =>
+      q.all_projects ? { items: everyone.slice(0, q.limit ?? 50), next_cursor: null, total: everyone.length } : { items: [], next_cursor: null, total: 0 });
+    const messages: (string | undefined)[] = [];
+    const p = provider(client);
+    p.onDidChangeMessage((m) => messages.push(m));
+    const roots = await p.getChildren();
+    assert.equal(p.message, "No conversations for this workspace; 3 in other projects.");
+    assert.deepEqual(messages, [p.message]);
+    assert.deepEqual(roots.map((n) => p.getTreeItem(n).label), ["Show All Projects"]);
+    assert.equal(p.getTreeItem(roots[0]!).command?.command, "lazy.toggleAllProjects");
+    assert.equal(contextValue("lazy.emptyWorkspace"), true);
+    assert.equal(contextValue("lazy.empty"), false, "not the welcome of a store with nothing in it");
+    assert.deepEqual(client.callsOf("builders/list").map((c) => (c.params as BuildersListParams).all_projects), [false, true]);
+    await p.setAllProjects(true);
+    assert.equal(p.message, undefined);
+    assert.deepEqual(messages.at(-1), undefined);
+    assert.deepEqual(await labels(p), ["other", "summary of y1"]);
+    assert.equal(contextValue("lazy.emptyWorkspace"), false);
+  });
+
+  it("says the store is empty (the Import welcome) when no project has any", async () => {
+    const client = new FakeClient().on("builders/list", () => ({ items: [], next_cursor: null, total: 0 }));
+    const p = provider(client);
+    assert.deepEqual(await p.getChildren(), []);
+    assert.equal(p.message, undefined);
+    assert.equal(contextValue("lazy.empty"), true);
+    assert.equal(contextValue("lazy.emptyWorkspace"), false);
+  });
+
+  it("keeps the scope the user picked for the workspace", async () => {
+    const mine = [builder("a1"), builder("a2")];
+    const everyone = [builder("z9", { project: "/other" }), ...mine];
+    const workspaceStore = new FakeMemento();
+    const p = new BuildersProvider({ client: () => pagedClient(mine, everyone), workspaceFolders: () => ["/ws/app"], store: new FakeMemento(), workspaceStore });
+    await p.setAllProjects(true);
+    assert.equal(workspaceStore.get(ALL_PROJECTS_KEY), true);
+    resetMock();
+    const again = new BuildersProvider({ client: () => pagedClient(mine, everyone), workspaceFolders: () => ["/ws/app"], store: new FakeMemento(), workspaceStore });
+    assert.equal(again.showsAllProjects, true);
+    assert.equal(contextValue("lazy.allProjects"), true, "the title bar's toggle follows");
+    assert.deepEqual(await labels(again), ["app", "summary of z9"]);
   });
 
   it("keeps newest-first order within a project and asks for the workspace scope", async () => {
@@ -78,8 +173,8 @@ describe("Builders tree", () => {
   });
 
   it("switches to all projects and back", async () => {
-    const mine = [builder("a1")];
-    const everyone = [builder("z9", { project: "/other" }), builder("a1")];
+    const mine = [builder("a1"), builder("a2")];
+    const everyone = [builder("z9", { project: "/other" }), builder("z8", { project: "/other" }), ...mine];
     const client = pagedClient(mine, everyone);
     const p = provider(client);
     assert.deepEqual(await labels(p), ["app"]);
@@ -145,7 +240,7 @@ describe("Builders tree", () => {
   });
 
   it("hands out the same node object for the same id across refreshes", async () => {
-    const p = provider(pagedClient([builder("b1")]));
+    const p = provider(pagedClient([builder("b1"), builder("b1b")]));
     const [g1] = await p.getChildren();
     const [b1] = await p.getChildren(g1);
     await p.refresh();

@@ -29,7 +29,7 @@ function sidecarIn(kind: "running" | "stopped"): Sidecar {
 function fakeCtx(sidecar: Sidecar): Ctx {
   return {
     sidecar,
-    builders: { showsAllProjects: false },
+    builders: { showsAllProjects: false, message: undefined, onDidChangeMessage: () => ({ dispose: () => undefined }) },
     whenRunning: () => whenRunning(sidecar),
   } as unknown as Ctx;
 }

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import type * as vscode from "vscode";
 import { fixTerminal, HealthProvider, lazyArgs, type HealthNode } from "../../src/views/doctor";
 import type { DoctorReport } from "../../src/protocol";
-import { FakeClient, RpcError } from "../fakes";
+import { FakeClient, RpcError, until } from "../fakes";
 import fixture from "../../../protocol/fixtures/doctor_run.json";
 
 const report = fixture.result as DoctorReport;
@@ -82,6 +82,31 @@ describe("the Health view (lazy doctor)", () => {
     await changed;
     assert.equal(client.callsOf("doctor/run").length, 2, "the checks did not run again for the restarted sidecar");
     assert.deepEqual(h.getChildren().map((n) => (n.kind === "check" ? n.check.title : n.kind)), report.checks.map((c) => c.title));
+  });
+
+  it("shows an info (the hooks while VS Code captures live) as such: no warning, no fix button", async () => {
+    const h = new HealthProvider(() => new FakeClient().on("doctor/run", () => Promise.resolve(report)));
+    await h.refresh();
+    const row = h.getChildren().find((n) => n.kind === "check" && n.check.status === "info");
+    assert.ok(row && row.kind === "check", "the fixture has an info check");
+    const item = h.getTreeItem(row);
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, "info");
+    assert.equal(item.contextValue, "check");
+    assert.equal(item.description, "optional: lazy hooks install");
+    assert.match(item.tooltip as string, /VS Code captures live[\s\S]*Optional: lazy hooks install/);
+  });
+
+  it("drops a sweep's answer that comes back after the sidecar went down", async () => {
+    let answer: (r: DoctorReport) => void = () => undefined;
+    const client = new FakeClient().on("doctor/run", () => new Promise<DoctorReport>((resolve) => { answer = resolve; }));
+    const h = new HealthProvider(() => client);
+    const running = h.refresh();
+    await until("doctor/run asked", () => client.callsOf("doctor/run").length === 1);
+    h.setSidecarState({ kind: "stopped", reason: "killed" });
+    answer(report);
+    await running;
+    const rows = h.getChildren();
+    assert.deepEqual(rows.map((n) => n.kind), ["notice"], "the dead sidecar's checks are shown");
   });
 
   it("does not run the checks on its own when they were never asked for", () => {

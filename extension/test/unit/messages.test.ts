@@ -91,7 +91,9 @@ describe("extension → webview messages", () => {
     const page = parseHostMessage({ type: "page", sessionId: null, start: 1, messages: [m], total: 1, nextStart: null });
     assert.ok(!(page instanceof Error));
     assert.equal(page.type === "page" && page.messages[0]?.text, "<script>alert(1)</script>");
-    assert.deepEqual(parseHostMessage({ type: "reveal", sessionId: null, number: 4 }), { type: "reveal", sessionId: null, number: 4 });
+    const reveal = { type: "reveal", sessionId: null, number: 4, terms: ["getUserName", "lock is held"] };
+    assert.deepEqual(parseHostMessage(reveal), reveal);
+    assert.ok(parseHostMessage({ ...reveal, terms: ["x".repeat(201)] }) instanceof Error, "a term is bounded");
     assert.deepEqual(parseHostMessage({ type: "error", message: "x" }), { type: "error", message: "x" });
   });
 
@@ -125,7 +127,7 @@ describe("extension → webview messages", () => {
   it("rejects malformed pages", () => {
     assert.ok(parseHostMessage({ type: "page", sessionId: null, start: 1, messages: [{ ...m, number: "1" }], total: 1, nextStart: null }) instanceof Error);
     assert.ok(parseHostMessage({ type: "init", builder: { id: 1 }, sessionId: null, focus: null }) instanceof Error);
-    assert.ok(parseHostMessage({ type: "reveal", sessionId: null, number: -1 }) instanceof Error);
+    assert.ok(parseHostMessage({ type: "reveal", sessionId: null, number: -1, terms: [] }) instanceof Error);
   });
 });
 

@@ -26,13 +26,14 @@ describe("search quick pick", () => {
     assert.equal(items[0]?.kind, QuickPickItemKind.Separator);
     assert.equal(items[0].label, g.summary);
     const first = items[1]!;
-    assert.equal(first.label, `$(hubot) #${g.hits[0]!.number} user`);
+    assert.equal(first.label, `$(sparkle) #${g.hits[0]!.number} user`);
     assert.equal(first.detail, g.hits[0]!.snippet);
     assert.ok(first.alwaysShow, "the sidecar filters, not the quick pick");
-    // the words the hit matched travel with it, to be highlighted where the transcript opens
+    // what the query matched there goes along, to highlight where the hit opens
     assert.deepEqual(first.target, { builderId: g.builder_id, number: 1, sessionId: null, terms: ["pages", "cursor"] });
     const sub = items.find((i) => i.label.includes("(subagent)"));
-    assert.equal(sub?.target?.sessionId, g.hits.find((h) => h.sidechain)?.session_id);
+    const side = g.hits.find((h) => h.sidechain);
+    assert.deepEqual(sub?.target, { builderId: g.builder_id, number: side?.number, sessionId: side?.session_id, terms: ["cursor"] });
   });
 
   it("shows a memory of no conversation without anything to open", () => {

@@ -40,7 +40,7 @@ from lazy.model import ImportReport
 from lazy.store import Store, StoreError, lazy_home
 from lazy.store.queries import deleted_paths
 
-STYLES = {"ok": "bold green", "warn": "bold yellow", "fail": "bold red"}
+STYLES = {"ok": "bold green", "info": "bold blue", "warn": "bold yellow", "fail": "bold red"}
 SUMMARY_WIDTH = 60  # characters of a summary shown in a listing
 
 
@@ -53,7 +53,8 @@ def print_checks(checks: list[Check]) -> None:
         for line in c.detail:  # paths, ids, summaries and errors quoting them
             out.print(shown(f"  {line}", multiline=False), soft_wrap=True)
         if c.fix and c.status != "ok":
-            out.print(shown(f"  fix: {c.fix}", "cyan", multiline=False), soft_wrap=True)
+            said = "optional" if c.status == "info" else "fix"
+            out.print(shown(f"  {said}: {c.fix}", "cyan", multiline=False), soft_wrap=True)
     fails = sum(c.status == "fail" for c in checks)
     warns = sum(c.status == "warn" for c in checks)
     if fails or warns:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.style import Style
 
 from lazy.cli.common import (
     all_projects_option,
@@ -17,10 +18,12 @@ from lazy.cli.common import (
     shown,
     when,
 )
+from lazy.cli.links import transcript_link
+from lazy.config import editor_scheme
 from lazy.index.indexer import IndexUnreadable, SearchIndex
 from lazy.index.query import HELP, QueryError
 from lazy.index.search import search_scoped
-from lazy.model import SearchResults
+from lazy.model import SearchGroup, SearchHit, SearchResults
 from lazy.projects import project_label
 from lazy.store import Store
 
@@ -52,10 +55,19 @@ def run_search(query: str, all_projects: bool, limit: int, as_json: bool) -> Non
     if as_json:
         emit_json(results)
     else:
-        print_results(results, all_projects)
+        print_results(results, all_projects, editor_scheme(store.home))
 
 
-def print_results(r: SearchResults, all_projects: bool) -> None:
+def hit_link(scheme: str | None, g: SearchGroup, h: SearchHit) -> str | None:
+    """Where the hit opens in the editor: the transcript at its message (a subagent's line
+    for a hit in one), the matched words highlighted; None for a memory of no Builder."""
+    if scheme is None or not g.builder_id or h.kind == "memory":
+        return None
+    sid = h.session_id if h.sidechain else None
+    return transcript_link(scheme, g.builder_id, h.number, session_id=sid, terms=h.terms)
+
+
+def print_results(r: SearchResults, all_projects: bool, scheme: str | None = None) -> None:
     if not r.groups:
         where = "" if all_projects else " in this project (--all-projects widens)"
         out.print(shown(f"No matches for {r.query!r}{where}.", multiline=False))
@@ -77,7 +89,11 @@ def print_results(r: SearchResults, all_projects: bool) -> None:
                 where = f"memory {h.memory_path}"
             elif h.kind == "task":
                 where = f"task {h.task_code} (from #{h.number})"
-            line = shown(f"  {where}: ", "cyan", multiline=False)
+            # on a terminal "#53 user" links to the editor (OSC 8; a pipe gets plain text)
+            link = hit_link(scheme, g, h)
+            line = shown("  ")
+            line.append(shown(where, Style(color="cyan", link=link), multiline=False))
+            line.append(": ", "cyan")
             # one line (its line breaks as spaces, as many characters, so the highlights'
             # offsets still fall on their words)
             marks = [(start, end, "bold yellow") for start, end in h.highlights]

@@ -9,6 +9,7 @@ does break is reported as such, and the others still run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from lazy.doctor import (
     capture,
@@ -35,9 +36,9 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (capture.TITLE, capture.capture_check),
     (secrets.REDACTION, secrets.redaction_check),
     (secrets.OWN_FILES, secrets.own_files_check),
-    # capture without VS Code: the hooks, the daemon
-    (hooks.TITLE, lambda ctx: hooks.hooks_check()),
-    (daemon.TITLE, lambda ctx: daemon.daemon_check(ctx.home)),
+    # capture without VS Code: the hooks, the daemon (info while VS Code captures live)
+    (hooks.TITLE, lambda ctx: hooks.hooks_check(ctx.live)),
+    (daemon.TITLE, lambda ctx: daemon.daemon_check(ctx.home, ctx.live)),
     (housekeeping.TITLE, housekeeping.housekeeping_check),
     (scaffolding.TITLE, scaffolding.scaffolding_check),
     (system.CREDENTIAL, system.credential_check),
@@ -47,7 +48,8 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (system.DISK, system.disk_check),
 )
 
-_RANK: dict[Status, int] = {"ok": 0, "warn": 1, "fail": 2}
+_RANK: dict[Status, int] = {"ok": 0, "info": 0, "warn": 1, "fail": 2}
+Worst = Literal["ok", "warn", "fail"]
 
 
 def run_checks(ctx: Context, checks: tuple[tuple[str, CheckFn], ...] = CHECKS) -> list[Check]:
@@ -67,8 +69,10 @@ def run_checks(ctx: Context, checks: tuple[tuple[str, CheckFn], ...] = CHECKS) -
     return out
 
 
-def worst(checks: list[Check]) -> Status:
-    return max((c.status for c in checks), key=_RANK.__getitem__, default="ok")
+def worst(checks: list[Check]) -> Worst:
+    """The sweep's status: its worst check (an info is as good as ok)."""
+    ranked: list[Worst] = ["ok" if c.status == "info" else c.status for c in checks]
+    return max(ranked, key=_RANK.__getitem__, default="ok")
 
 
 def report(checks: list[Check]) -> DoctorReport:

@@ -33,6 +33,9 @@ class Context:
     problem: str | None = None  # why it could not be opened, with the machine detail
     fix: str | None = None  # what fixes that
     error: StoreError | None = None  # the failure itself, its kind among others
+    # who captures live as the checks run ("VS Code": the sidecar's watcher), when it is
+    # not the hooks or the daemon: those are then worth a line, not a warning
+    live: str | None = None
     _discovered: dict[str, Discovery] = field(default_factory=dict)
 
     def discovery(self, agent: str) -> Discovery:
@@ -79,10 +82,13 @@ def unavailable(home: Path, e: Exception) -> Context:
     return Context(home, None, problem=str(err), fix=err.fix, error=err)
 
 
-def context_of(home: Path, store: Callable[[], Store]) -> Context:
+def context_of(home: Path, store: Callable[[], Store], *, live: str | None = None) -> Context:
     """The checks' context over a store a long-running process keeps open (``store()``
-    gives this thread's connection); a failure to open it is the store check's to say."""
+    gives this thread's connection), ``live`` naming who captures live meanwhile; a failure
+    to open the store is the store check's to say."""
     try:
-        return Context(home, store())
+        ctx = Context(home, store())
     except (StoreError, RuntimeError, sqlite3.Error) as e:
-        return unavailable(home, e)
+        ctx = unavailable(home, e)
+    ctx.live = live
+    return ctx

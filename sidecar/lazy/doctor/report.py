@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Status = Literal["ok", "warn", "fail"]
-MARKS: dict[Status, str] = {"ok": "✓", "warn": "!", "fail": "✗"}
+# info: not a problem, but worth a line (a capture path not needed while another runs)
+Status = Literal["ok", "info", "warn", "fail"]
+MARKS: dict[Status, str] = {"ok": "✓", "info": "i", "warn": "!", "fail": "✗"}
 
 
 @dataclass

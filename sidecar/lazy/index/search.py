@@ -112,6 +112,7 @@ def _hits(
     """(the hits shown, by group key: a Builder's id, or a memory node's; each group's best
     score), in the order chosen."""
     marks = pattern(parsed.terms())
+    typed = parsed.words()
     hits_of: dict[str, list[SearchHit]] = {}
     best: dict[str, float] = {}
     for hits in chosen:
@@ -128,6 +129,7 @@ def _hits(
                 hit = _task_hit(row, score, marks, redact)
             else:
                 hit = _memory_hit(row, score, marks, redact)
+            hit.terms = hit.terms or typed
             hits_of.setdefault(key, []).append(hit)
     return hits_of, best
 
@@ -180,6 +182,7 @@ def _hit(
         field = "text" if texts["text"] else "tools"
         passage = texts[field][:SNIPPET_CHARS]
     return SearchHit(
+        terms=matched(marks, *(texts.get(name, "") for name in fields)),
         number=number or 0,
         role=role,
         session_id=sid,
@@ -190,6 +193,16 @@ def _hit(
         sidechain=kind == "sidechain",
         field="conversation" if field == "text" else "tools",
     )
+
+
+def matched(marks: Marks | None, *texts: str) -> list[str]:
+    """What the query's terms matched in a hit's texts, as written there (``Marks.words``):
+    a viewer highlights these in the whole message."""
+    seen: dict[str, str] = {}
+    for text in texts:
+        for word in marks.words(text) if marks is not None and text else []:
+            seen.setdefault(word.lower(), word)
+    return list(seen.values())
 
 
 STANDALONE = "\0memory:"  # the group key of memories in no Builder, before their node
@@ -218,6 +231,7 @@ def _memory_hit(row: Any, score: float, marks: Marks | None, redact: Redact) -> 
     content = redact(content)
     passage, ranges = snippet(content, marks)
     return SearchHit(
+        terms=matched(marks, content),
         number=number or 0,
         role=role or "assistant",
         session_id=sid or "",  # "": a memory of no session (Claude Code's harness memory)
@@ -237,6 +251,7 @@ def _task_hit(row: Any, score: float, marks: Marks | None, redact: Redact) -> Se
     text = redact(f"{goal}\n\n{prompt}")
     passage, ranges = snippet(text, marks)
     return SearchHit(
+        terms=matched(marks, text),
         number=first,  # where the range it was promoted from starts
         role="user",
         session_id="",

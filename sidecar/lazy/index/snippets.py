@@ -17,6 +17,8 @@ SNIPPET_CHARS = 180
 _LEAD = 50  # characters shown before the first match of the passage
 
 _MARKS = 8  # a passage is chosen among the first few marks
+_SCAN = 200  # marks looked at for a message's matched words
+_WORDS = 16  # distinct matched words of a message, at most
 
 
 class Marks:
@@ -31,7 +33,7 @@ class Marks:
         bodies = (r"[\W_]*".join(re.escape(tok) for tok in t.tokens) for t in terms)
         self.regex = re.compile("|".join(f"({b})" for b in bodies), re.IGNORECASE)
 
-    def find(self, text: str) -> list[tuple[int, int, str]]:
+    def find(self, text: str, limit: int = _MARKS) -> list[tuple[int, int, str]]:
         found = []
         for m in self.regex.finditer(text):
             s, e = m.span()
@@ -43,9 +45,21 @@ class Marks:
             elif not _splits(text, e):
                 continue
             found.append((s, e, m.group().lower()))
-            if len(found) >= _MARKS:
+            if len(found) >= limit:
                 break
         return found
+
+    def words(self, text: str, limit: int = _WORDS) -> list[str]:
+        """The distinct strings marked anywhere in ``text``, as written there (whitespace
+        runs made one space; the same word in another case once, first as met): what a
+        viewer of the whole message highlights, case-insensitively."""
+        seen: dict[str, str] = {}
+        for s, e, _ in self.find(text, limit=_SCAN):
+            said = " ".join(text[s:e].split())
+            seen.setdefault(said.lower(), said)
+            if len(seen) >= limit:
+                break
+        return list(seen.values())
 
 
 def _splits(text: str, i: int) -> bool:

@@ -58,6 +58,7 @@ class BuildersListParams(Scope):
 class BuildersListResult(BaseModel):
     items: list[BuilderInfo]
     next_cursor: str | None = None  # None: this was the last page
+    total: int | None = None  # Builders the filters match on every page (first page only)
 
 
 class BuildersGetParams(Params):

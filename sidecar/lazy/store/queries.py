@@ -149,6 +149,39 @@ def list_builders(
     return _infos(conn, conn.execute(sql, args).fetchall())
 
 
+def _page_filter(
+    conn: sqlite3.Connection,
+    under: list[str] | None,
+    tools: list[str] | None,
+    text: str | None,
+    shown: Callable[[str], str] | None,
+) -> tuple[str, list[object]] | None:
+    """The WHERE clause of ``builders_page``'s filters and its arguments; None when they
+    match nothing (no folders to be under)."""
+    sql = "message_count > 0"
+    args: list[object] = []
+    if tools:
+        sql += f" AND tool IN ({','.join('?' * len(tools))})"
+        args += tools
+    if under is not None:
+        roots = [u.rstrip("/") or "/" for u in under]
+        if not roots:
+            return None
+        sql += (
+            " AND (" + " OR ".join("project = ? OR project LIKE ? ESCAPE '\\'" for _ in roots) + ")"
+        )
+        for r in roots:
+            args += [r, _escape_like(r.rstrip("/")) + "/%"]
+    if text:
+        col = "summary", "title"
+        if shown is not None:
+            conn.create_function("lazy_shown", 1, lambda v: v and shown(v), deterministic=True)
+            col = "lazy_shown(summary)", "lazy_shown(title)"
+        sql += f" AND ({col[0]} LIKE ? ESCAPE '\\' OR {col[1]} LIKE ? ESCAPE '\\')"
+        args += [f"%{_escape_like(text)}%"] * 2
+    return sql, args
+
+
 def builders_page(
     conn: sqlite3.Connection,
     *,
@@ -164,33 +197,33 @@ def builders_page(
     (None: every project), of ``tools``, whose summary or title holds ``text``: as
     ``shown`` makes them, when given (a filter matching the stored text would confirm a
     secret the surface redacts)."""
-    sql = f"SELECT {_COLS} FROM builders WHERE message_count > 0"
-    args: list[object] = []
-    if tools:
-        sql += f" AND tool IN ({','.join('?' * len(tools))})"
-        args += tools
-    if under is not None:
-        roots = [u.rstrip("/") or "/" for u in under]
-        if not roots:
-            return []
-        sql += (
-            " AND (" + " OR ".join("project = ? OR project LIKE ? ESCAPE '\\'" for _ in roots) + ")"
-        )
-        for r in roots:
-            args += [r, _escape_like(r.rstrip("/")) + "/%"]
-    if text:
-        col = "summary", "title"
-        if shown is not None:
-            conn.create_function("lazy_shown", 1, lambda v: v and shown(v), deterministic=True)
-            col = "lazy_shown(summary)", "lazy_shown(title)"
-        sql += f" AND ({col[0]} LIKE ? ESCAPE '\\' OR {col[1]} LIKE ? ESCAPE '\\')"
-        args += [f"%{_escape_like(text)}%"] * 2
+    found = _page_filter(conn, under, tools, text, shown)
+    if found is None:
+        return []
+    where, args = found
+    sql = f"SELECT {_COLS} FROM builders WHERE {where}"
     if after is not None:
         sql += " AND (COALESCE(started_at, '') < ? OR (COALESCE(started_at, '') = ? AND id > ?))"
         args += [after[0], after[0], after[1]]
     sql += " ORDER BY COALESCE(started_at, '') DESC, id LIMIT ?"
     args.append(limit)
     return _infos(conn, conn.execute(sql, args).fetchall())
+
+
+def count_builders(
+    conn: sqlite3.Connection,
+    *,
+    under: list[str] | None = None,
+    tools: list[str] | None = None,
+    text: str | None = None,
+    shown: Callable[[str], str] | None = None,
+) -> int:
+    """How many Builders ``builders_page``'s filters match, on every page."""
+    found = _page_filter(conn, under, tools, text, shown)
+    if found is None:
+        return 0
+    where, args = found
+    return int(conn.execute(f"SELECT count(*) FROM builders WHERE {where}", args).fetchone()[0])
 
 
 def builder_info(conn: sqlite3.Connection, bid: str) -> BuilderInfo:

@@ -256,6 +256,18 @@ def builders_page(
     return [info(b, r) for b in page]
 
 
+def builders_count(
+    conn: sqlite3.Connection,
+    *,
+    under: list[str] | None = None,
+    tools: list[str] | None = None,
+    text: str | None = None,
+    home: Path | None = None,
+) -> int:
+    """How many Builders ``builders_page``'s filters match in all (``text`` as shown)."""
+    return queries.count_builders(conn, under=under, tools=tools, text=text, shown=redactor(home))
+
+
 @dataclass(frozen=True)
 class TranscriptPage:
     """A page of a Builder's own line of messages, or of one of its subagents' sessions."""

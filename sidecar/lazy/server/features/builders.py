@@ -1,4 +1,5 @@
-"""builders/list, builders/get, builders/name and builders/sources."""
+"""builders/list, builders/get, builders/name and builders/sources; a Builder is named by
+its id, a session id, a unique prefix or its alias (``aliases.named.resolve_named``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ import base64
 import orjson
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from lazy.aliases.named import RegistryWriteFailed, named_builder, named_page, rename_builder
+from lazy.aliases.named import (
+    RegistryWriteFailed,
+    named_builder,
+    named_page,
+    rename_builder,
+    resolve_named,
+)
 from lazy.aliases.resolve import NameTaken
 from lazy.model import BuilderInfo
 from lazy.server.protocol import (
@@ -22,7 +29,8 @@ from lazy.server.protocol import (
 )
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
-from lazy.store.queries import BuilderSource, builder_sources, resolve_builder
+from lazy.store.queries import BuilderSource, builder_sources
+from lazy.view.reading import builders_count
 
 
 def _cursor(after: tuple[str, str] | None) -> str | None:
@@ -49,16 +57,23 @@ def _source_file(s: BuilderSource) -> SourceFile:
 def register(ls: Sidecar) -> None:
     @request(ls, "builders/list")
     def builders_list(ls: Sidecar, p: BuildersListParams) -> BuildersListResult:
+        conn, under = ls.store().conn, None if p.all_projects else p.workspace_folders
         items, after = named_page(
-            ls.store().conn,
-            under=None if p.all_projects else p.workspace_folders,
+            conn,
+            under=under,
             agents=list(p.tools),
             text=p.text,
             after=_after(p.cursor),
             limit=p.limit,
             home=ls.home,
         )
-        return BuildersListResult(items=items, next_cursor=_cursor(after))
+        # counted once, with the first page (an empty workspace says how many are elsewhere)
+        total = None
+        if p.cursor is None:
+            total = builders_count(
+                conn, under=under, tools=list(p.tools), text=p.text, home=ls.home
+            )
+        return BuildersListResult(items=items, next_cursor=_cursor(after), total=total)
 
     @request(ls, "builders/get")
     def builders_get(ls: Sidecar, p: BuildersGetParams) -> BuilderInfo:
@@ -82,6 +97,6 @@ def register(ls: Sidecar) -> None:
     @request(ls, "builders/sources")
     def builders_sources(ls: Sidecar, p: BuildersGetParams) -> BuildersSourcesResult:
         conn = ls.store().conn
-        bid = resolve_builder(conn, p.id)
+        bid = resolve_named(conn, p.id, home=ls.home)
         files = [_source_file(s) for s in builder_sources(conn, bid)]
         return BuildersSourcesResult(builder_id=bid, files=files)

@@ -14,4 +14,6 @@ from lazy.server.sidecar import Sidecar
 def register(ls: Sidecar) -> None:
     @request(ls, "doctor/run")
     def doctor_run(ls: Sidecar, _: NoParams) -> DoctorReport:
-        return report(run_checks(context_of(ls.home, ls.store)))
+        # this sidecar's watcher capturing: the hooks and the daemon are not needed now
+        live = "VS Code" if ls.capture is not None and ls.capture.live else None
+        return report(run_checks(context_of(ls.home, ls.store, live=live)))

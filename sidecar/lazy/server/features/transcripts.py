@@ -4,7 +4,7 @@ session id, unique prefix or alias."""
 
 from __future__ import annotations
 
-from lazy.aliases.named import named_id
+from lazy.aliases.named import resolve_named
 from lazy.server.protocol import (
     FindMatch,
     TranscriptsFindParams,
@@ -21,7 +21,7 @@ def register(ls: Sidecar) -> None:
     @request(ls, "transcripts/page")
     def transcripts_page(ls: Sidecar, p: TranscriptsPageParams) -> TranscriptsPageResult:
         conn = ls.store().conn
-        bid = named_id(conn, p.builder_id)  # an alias too
+        bid = resolve_named(conn, p.builder_id, home=ls.home)  # an alias too
         page = transcript_page(conn, bid, p.session_id, p.start, p.count, home=ls.home)
         return TranscriptsPageResult(
             builder=page.builder,
@@ -34,7 +34,7 @@ def register(ls: Sidecar) -> None:
     @request(ls, "transcripts/find")
     def transcripts_find(ls: Sidecar, p: TranscriptsFindParams) -> TranscriptsFindResult:
         conn = ls.store().conn
-        bid = named_id(conn, p.builder_id)
+        bid = resolve_named(conn, p.builder_id, home=ls.home)
         found, total = find(conn, bid, p.session_id, p.query, limit=p.limit, home=ls.home)
         return TranscriptsFindResult(
             matches=[FindMatch(number=n, count=c) for n, c in found], total=total

@@ -44,6 +44,10 @@ TESTS = {
     "search_opens_message": "search finds a known phrase and opens its message",
     "search_link": "a `lazy search` link opens the transcript at its message, with its words",
     "open_builder_alias": "Lazy: Open Builder… opens a Builder by its alias",
+    "corpus_views": (
+        "the corpus session 7acd37a8 reads as Markdown, diffs, checklists, shell output, thinking"
+        " and subagents, light and dark"
+    ),
     "hostile_inert": "the hostile transcript renders markup, links and ANSI escapes as inert text",
     "tasks_empty": "the Tasks view, with no task yet, says what a task is and how to promote one",
     "promote_form": "promoting messages 2–3 through the transcript's form, the same range refused, an overlap shown",

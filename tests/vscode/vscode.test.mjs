@@ -602,6 +602,66 @@ test("Lazy: Open Builder… opens a Builder by its alias", { skip: SKIP }, async
   }
 });
 
+const CORPUS = process.env.LAZY_CORPUS || path.join(REPO, "..", "shared", "corpus");
+const CCL_DATA = path.join(CORPUS, "claude-code", "handgemacht-ai__claude-code-log", "test", "test_data");
+
+/** Open a Builder by its id through Lazy: Open Builder… and return its transcript frame. */
+async function openById(id, needles) {
+  await runCommand("View: Close All Editors");
+  await runCommand("Lazy: Open Builder…");
+  const input = page.locator(".quick-input-widget input.input");
+  await input.fill(id);
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: `Open “${id}”` }).first().click();
+  return transcriptFrame(needles, 60_000);
+}
+
+async function colorTheme(name) {
+  await runCommand("Preferences: Color Theme");
+  const input = page.locator(".quick-input-widget input.input");
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: name }).first().click();
+  await until("the theme picker to close", async () => !(await input.isVisible()));
+}
+
+/** Open the first `details` matching `selector` (its summary clicked) and shoot it. */
+async function shoot(frame, selector, file, check) {
+  const el = frame.locator(selector).first();
+  await el.scrollIntoViewIfNeeded();
+  if (!(await el.evaluate((d) => d.tagName !== "DETAILS" || d.open))) await el.locator(":scope > summary").click();
+  await until(`${selector} shown`, async () => (await el.evaluate(check)) === true);
+  await el.screenshot({ path: path.join(OUT, file) });
+}
+
+test("the corpus session 7acd37a8 reads as Markdown, diffs, checklists, shell output, thinking and subagents, light and dark", { skip: SKIP }, async () => {
+  const env = isolatedEnv({ LAZY_HOME: lazyHome });
+  const staged = path.join(tmp, "corpus-projects");
+  fs.cpSync(path.join(CCL_DATA, "real_projects", "-Users-dain-workspace-JSSoundRecorder"), path.join(staged, "jss"), { recursive: true });
+  fs.cpSync(path.join(CCL_DATA, "async_agents"), path.join(staged, "async"), { recursive: true });
+  run([LAZY, "import-conversation", "--source", staged, "--all-projects", "--yes"], { cwd: workspace, env });
+  for (const [theme, suffix] of [["Light Modern", "light"], ["Dark Modern", "dark"]]) {
+    await colorTheme(theme);
+    const frame = await openById("7acd37a8", ["CLAUDE.md"]);
+    await shoot(frame, ".part.text .md:has(pre.md-code)", `md-code-${suffix}.png`, (e) => (e.querySelector("pre.md-code code")?.textContent ?? "").length > 0);
+    await shoot(frame, "details.part.tool.kind-edit", `edit-diff-${suffix}.png`, (e) => e.querySelectorAll(".dl-add").length > 0 && e.querySelectorAll(".dl-del").length > 0);
+    await shoot(frame, "details.part.tool.kind-todo", `todo-${suffix}.png`, (e) => e.querySelectorAll("li.todo").length === 6);
+    await shoot(frame, "details.part.tool.kind-shell", `bash-${suffix}.png`, (e) => (e.querySelector("pre.output")?.textContent ?? "").length > 0);
+    const thinking = frame.locator("details.part.thinking").first();
+    await thinking.scrollIntoViewIfNeeded();
+    assert.equal(await thinking.evaluate((d) => d.open), false, "thinking is folded");
+    await thinking.screenshot({ path: path.join(OUT, `thinking-folded-${suffix}.png`) });
+    await shoot(frame, "details.part.thinking", `thinking-open-${suffix}.png`, (e) => e.open && (e.textContent ?? "").length > 40);
+    // find over the whole Builder: a word in a later page, counted by the sidecar, marked
+    await frame.locator("#find").fill("webkitAudioContext");
+    await frame.locator("#find").press("Enter");
+    await until("find's count", async () => /\d+ of \d+/.test((await frame.locator("#find-count").textContent()) ?? ""));
+    const hit = frame.locator("mark.hit.current").first();
+    await hit.waitFor({ state: "visible", timeout: 30_000 });
+    await hit.locator("xpath=ancestor::article").first().screenshot({ path: path.join(OUT, `find-hit-${suffix}.png`) });
+    const sub = await openById("eb000000", ["Coverage analysis"]);
+    await shoot(sub, "details.part.tool.kind-task", `subagent-${suffix}.png`, (e) => (e.querySelector(".subagent")?.textContent ?? "").includes("Coverage analysis"));
+  }
+});
+
 test("the hostile transcript renders markup, links and ANSI escapes as inert text", { skip: SKIP }, async () => {
   await openBuilder(script.hostile.summary);
   const frame = await transcriptFrame(["<script>window.__pwned=1</script>"]);
@@ -826,7 +886,8 @@ test("an empty workspace says how many conversations other projects hold; Show A
   fs.mkdirSync(empty, { recursive: true });
   await openFolder(empty);
   try {
-    const said = "No conversations for this workspace; 4 in other projects.";
+    // the workspace's three, the other project's one, and the two corpus sessions imported above
+    const said = "No conversations for this workspace; 6 in other projects.";
     await until(`the Builders view saying "${said}"`, async () => (await buildersView().innerText()).includes(said), 60_000);
     const showAll = await waitForRow("Show All Projects");
     await page.screenshot({ path: path.join(OUT, "empty-workspace.png") });

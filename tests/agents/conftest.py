@@ -172,7 +172,7 @@ class Lazy(BoundLazy):
         return list(data["builders"])
 
     def show(self, builder_id: str) -> JsonDict:
-        data: JsonDict = self.json("conversations", "show", builder_id, "--json")
+        data: JsonDict = self.stored(self.json("conversations", "show", builder_id, "--json"))
         return data
 
 

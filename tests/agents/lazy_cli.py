@@ -69,6 +69,33 @@ class BoundLazy:
         )
         return env
 
+    def stored(self, shown: dict[str, Any]) -> dict[str, Any]:
+        """``lazy show --json`` with each line's messages as the store holds them, one per
+        stored message: these tests check what was captured against the agent's script, and
+        the view folds tool results into their calls."""
+        from lazy.blocks import answered, calls, note_calls, render
+        from lazy.store import Store
+        from lazy.store.queries import message_rows
+
+        def line(store: Any, side: str | None) -> list[dict[str, Any]]:
+            names: dict[str, str] = {}
+            out = []
+            for r in message_rows(store.conn, shown["builder"]["id"], side, 1, 2**62):
+                note_calls(r.blocks, names)
+                out.append({
+                    "number": r.number, "role": r.role, "text": r.text or render(r.blocks),
+                    "session_id": r.session_id, "timestamp": r.timestamp, "kinds": r.kinds,
+                    "model": r.model, "tool_name": r.tool_name or answered(r.blocks, names),
+                    "calls": calls(r.blocks) if r.text and r.blocks else [],
+                })  # fmt: skip
+            return out
+
+        with Store.open(self.lazy_home) as store:
+            shown["messages"] = line(store, None)
+            for side in shown.get("sidechains", []):
+                side["messages"] = line(store, side["session_id"])
+        return shown
+
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
             [*lazy_argv(), *args],

@@ -65,7 +65,8 @@ def test_transcript_bench_at_a_tiny_size(tmp_path: Path) -> None:
     assert web["first_paint_ms"]["p50"] >= web["first_page_render_ms"]["p50"] > 0
     assert web["dom"]["entries"] > 0 and web["refused"] == []
     assert web["requests"][0] == [1, 200]  # the first page asked for
-    (show,) = report["show"]
+    show, full = report["show"]  # lazy show, and lazy show --full
     assert show["error"] is None and show["reps"] == 1 and show["output_lines"] > 90
+    assert full["error"] is None and full["output_lines"] > show["output_lines"]
     assert (out / "transcript-webview.png").is_file()
     assert not list(tmp_path.glob("lazy-bench-*"))  # the temp dir is removed

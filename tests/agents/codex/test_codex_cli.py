@@ -441,7 +441,7 @@ def builders(imported: Imported) -> list[JsonDict]:
 
 
 def shown(imported: Imported, builder: JsonDict) -> list[JsonDict]:
-    return list(imported.cli.json("show", builder["id"], "--json")["messages"])
+    return list(imported.cli.stored(imported.cli.json("show", builder["id"], "--json"))["messages"])
 
 
 def dialogue(thread: JsonDict) -> list[tuple[str, str]]:

@@ -42,7 +42,7 @@ class OcLazy(BoundLazy):
         return list(data)
 
     def show(self, builder_id: str) -> JsonDict:
-        data: JsonDict = self.json("show", builder_id, "--json")
+        data: JsonDict = self.stored(self.json("show", builder_id, "--json"))
         return data
 
 

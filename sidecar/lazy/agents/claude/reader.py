@@ -139,7 +139,7 @@ _HARNESS_TAGS = (
     "ide_opened_file|ide_selection|ide_diagnostics"
 )
 _HARNESS_ONLY = re.compile(rf"\A\s*(?:<({_HARNESS_TAGS})>.*?</\1>\s*)+\Z", re.S)
-_HARNESS_BLOCK = re.compile(rf"<({_HARNESS_TAGS})>.*?</\1>", re.S)
+HARNESS_BLOCK = re.compile(rf"<({_HARNESS_TAGS})>.*?</\1>", re.S)
 _BASH_INPUT = re.compile(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
 
 SYSTEM_NOISE = {"turn_duration", "stop_hook_summary"}
@@ -536,4 +536,4 @@ def prompt_text(text: str) -> str:
 def said(text: str) -> str:
     """A user message without the harness context riding along with it (IDE selections,
     system reminders): what the person typed, for one-line summaries."""
-    return " ".join(_HARNESS_BLOCK.sub(" ", text).split())
+    return " ".join(HARNESS_BLOCK.sub(" ", text).split())

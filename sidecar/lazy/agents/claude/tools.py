@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lazy.agents.claude.reader import HARNESS_BLOCK
 from lazy.agents.tools import (
     CallShape,
     ResultShape,
@@ -120,13 +121,6 @@ _HARNESS = (
 )
 
 
-_TAGGED = re.compile(
-    r"<(ide_opened_file|ide_selection|ide_diagnostics|system-reminder|task-notification"
-    r"|bash-stdout|bash-stderr)>.*?</\1>",
-    re.S,
-)
-
-
 def harness_label(text: str) -> str | None:
     """What harness text is, when a text block is Claude Code's and not the person's."""
     return label_by(_HARNESS, text)
@@ -137,7 +131,7 @@ def harness_split(text: str) -> list[tuple[str | None, str]]:
     them (None), in order."""
     out: list[tuple[str | None, str]] = []
     at = 0
-    for m in _TAGGED.finditer(text):
+    for m in HARNESS_BLOCK.finditer(text):
         if text[at : m.start()].strip():
             out.append((None, text[at : m.start()].strip()))
         out.append((harness_label(m.group()) or "System", m.group()))

@@ -13,4 +13,14 @@ class Engine:
     image: str = ""
 
     def labelled(self) -> list[Any]:
-        return list(self.client.containers.list(all=True, filters={"label": "lazy.oneshot"}))
+        """lazy's one-shot containers, listed the way lazy lists them (one call, no race with a
+        container being removed meanwhile)."""
+        from lazy.ask import engine
+
+        return engine.labelled(self.client)
+
+    def remove_labelled(self) -> None:
+        from lazy.ask import engine
+
+        for c in engine.labelled(self.client):
+            engine.remove(self.client, c)

@@ -128,5 +128,4 @@ def engine(
     left behind (tests assert themselves that nothing is)."""
     monkeypatch.setenv("DOCKER_HOST", docker_engine.host)
     yield docker_engine
-    for c in docker_engine.labelled():
-        c.remove(force=True)
+    docker_engine.remove_labelled()

@@ -140,8 +140,7 @@ def node_results(
             proc = _run_node(env)
         finally:
             if engine is not None:
-                for c in engine.labelled():  # a one-shot a failed test left
-                    c.remove(force=True)
+                engine.remove_labelled()  # a one-shot a failed test left
     (OUT / "results.tap").write_text(proc.stdout)
     return _parse_tap(proc)
 

@@ -4,8 +4,8 @@ there is no fallback to running the agent on the host."""
 
 from __future__ import annotations
 
-import contextlib
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from lazy.ask.oneshot import OneShotError, OneShotUnavailable
@@ -125,17 +125,47 @@ def require_image(client: Any, image: str = IMAGE) -> None:
         ) from e
 
 
+@dataclass(frozen=True)
+class Container:
+    id: str
+    name: str
+    labels: dict[str, str]
+
+
+def labelled(client: Any, label: str = LABEL) -> list[Container]:
+    """The containers carrying `label` (`key` or `key=value`), running or not, from one list
+    call: docker-py's `containers.list` inspects each container after listing them, and fails
+    with NotFound when one is removed in between (by its own run, or by another lazy)."""
+    found = client.api.containers(all=True, filters={"label": label})
+    return [
+        Container(
+            str(d["Id"]),
+            str((d.get("Names") or [d["Id"][:12]])[0]).lstrip("/"),
+            dict(d.get("Labels") or {}),
+        )
+        for d in found
+    ]
+
+
+def remove(client: Any, c: Container) -> bool:
+    """Remove `c`, running or not; False when it was already gone or the engine refused."""
+    import docker
+
+    try:
+        client.api.remove_container(c.id, force=True)
+    except (docker.errors.NotFound, docker.errors.APIError):
+        return False
+    return True
+
+
 def sweep(client: Any) -> list[str]:
     """Remove the one-shot containers a lazy that no longer runs left behind (killed -9, or
     the engine went away mid-run); those of a live lazy are its business. Names removed."""
-    import docker
-
     removed = []
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = str(c.labels.get(OWNER_LABEL, ""))
+    for c in labelled(client):
+        owner = c.labels.get(OWNER_LABEL, "")
         if owner.isdigit() and pid_alive(int(owner)):
             continue
-        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
-            c.remove(force=True)
-            removed.append(str(c.name))
+        if remove(client, c):
+            removed.append(c.name)
     return removed

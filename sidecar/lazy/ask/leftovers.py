@@ -95,17 +95,10 @@ def remove_files(run: Run) -> list[Path]:
 
 def remove_containers(client: Any, run_id: str) -> list[str]:
     """Remove the containers of one run (by its label), running or not; their names."""
-    import docker
-
     from lazy.ask import engine
 
-    removed = []
-    label = f"{engine.RUN_LABEL}={run_id}"
-    for c in client.containers.list(all=True, filters={"label": label}):
-        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
-            c.remove(force=True)
-            removed.append(str(c.name))
-    return removed
+    found = engine.labelled(client, f"{engine.RUN_LABEL}={run_id}")
+    return [c.name for c in found if engine.remove(client, c)]
 
 
 def _owner_gone(folder: Path, now: float) -> bool:

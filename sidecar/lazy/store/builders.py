@@ -146,7 +146,10 @@ def placed(c: sqlite3.Connection, sid: str, bid: str) -> bool:
 def top_number(c: sqlite3.Connection, sid: str, bid: str) -> int:
     return int(
         c.execute(
-            "SELECT COALESCE(MAX(number), 0) FROM messages WHERE session_id=? AND builder_id=?",
+            # without INDEXED BY the planner takes messages_builder and walks every message of the
+            # Builder, once per session regrouped (22-27 ms a call on a 37,900-message Builder)
+            "SELECT COALESCE(MAX(number), 0) FROM messages INDEXED BY messages_placing"
+            " WHERE session_id=? AND builder_id=?",
             (sid, bid),
         ).fetchone()[0]
     )

@@ -1,0 +1,88 @@
+"""Every statement the hot paths run against ``messages`` is planned through an index.
+
+A store with a long Builder (a main session with subagents) is imported, grown and read the way
+capture, regrouping and the transcript do it, with SQLite tracing each statement; each one that
+reads ``messages`` is then planned again with EXPLAIN QUERY PLAN. A plan that scans the table, or
+that walks a whole Builder to answer a question about one of its sessions, is a defect that grows
+with history (issue 19: one such query was 92% of a 1 GB import's regrouping)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+from fabricate.claude import Session, subagent
+from lazy.capture.bulk_import import run_import
+from lazy.capture.discovery import discover_tool
+from lazy.store import Store
+from lazy.store.builders import top_number
+from lazy.view.reading import find, transcript_page
+
+TURNS = 400
+SUBAGENTS = 4
+
+
+def _import(store: Store, root: Path) -> None:
+    d = discover_tool("claude", [root], None, default_roots=False)
+    run_import(store, d, list(d.sessions))
+
+
+def _traced(store: Store, work: list[str]) -> None:
+    store.conn.set_trace_callback(work.append)
+
+
+def _plans(conn: sqlite3.Connection, statements: list[str]) -> dict[str, list[str]]:
+    plans = {}
+    for sql in dict.fromkeys(statements):
+        if not re.search(r"\bFROM messages\b", sql) or not sql.lstrip().upper().startswith(
+            ("SELECT", "WITH")
+        ):
+            continue
+        plans[sql] = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()]
+    return plans
+
+
+def _scans(step: str) -> bool:
+    return re.match(r"SCAN (messages|m)\b", step) is not None
+
+
+def test_hot_message_queries_use_an_index(store: Store, tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    main = Session(root, "/w/p")
+    for i in range(TURNS):
+        main.turn(f"question {i} about compression", f"answer {i}")
+    for k in range(SUBAGENTS):
+        subagent(main, f"a{k:016x}", f"look into part {k}", f"part {k} is fine")
+    _import(store, root)
+    ran: list[str] = []
+    _traced(store, ran)
+    for i in range(3):  # live growth: a turn and a subagent appended, captured, regrouped
+        main.turn(f"later question {i}", f"later answer {i}")
+        subagent(main, f"b{i:016x}", f"then look into {i}", f"{i} is fine too")
+        _import(store, root)
+    page = transcript_page(store.conn, main.id, None, TURNS, 200)
+    find(store.conn, main.id, None, "compression")
+    store.conn.set_trace_callback(None)
+
+    assert page.messages, "the page read nothing: the test exercised nothing"
+    plans = _plans(store.conn, ran)
+    assert len(plans) >= 5, plans  # the paths above did read messages
+    scans = {sql: p for sql, p in plans.items() if any(_scans(step) for step in p)}
+    assert scans == {}
+    # a question about one session is answered from that session's rows, not its Builder's
+    wide = {
+        sql: p
+        for sql, p in plans.items()
+        if re.search(r"session_id\s*=", sql) and any("(builder_id=?)" in step for step in p)
+    }
+    assert wide == {}
+
+
+def test_a_sessions_top_number_is_found_through_its_own_rows(store: Store) -> None:
+    ran: list[str] = []
+    _traced(store, ran)
+    assert top_number(store.conn, "s", "b") == 0
+    store.conn.set_trace_callback(None)
+    (plan,) = _plans(store.conn, ran).values()
+    assert plan == ["SEARCH messages USING INDEX messages_placing (session_id=? AND builder_id=?)"]

@@ -126,14 +126,3 @@ def answered(blocks: list[dict[str, Any]], names: dict[str, str]) -> str | None:
         if b["type"] == "tool_result" and str(b.get("tool_use_id")) in names:
             return names[str(b.get("tool_use_id"))]
     return None
-
-
-def calls(blocks: list[dict[str, Any]], width: int = 160) -> list[str]:
-    """One line per tool call: ``Bash({"command": "ls"})``, cut to ``width``."""
-    out = []
-    for b in blocks:
-        if b["type"] == "tool_use":
-            args = orjson.dumps(b.get("input"), option=orjson.OPT_SORT_KEYS).decode()
-            line = f"{b.get('name')}({args})"
-            out.append(line if len(line) <= width else line[: width - 1] + "…")
-    return out

@@ -73,7 +73,7 @@ class BoundLazy:
         """``lazy show --json`` with each line's messages as the store holds them, one per
         stored message: these tests check what was captured against the agent's script, and
         the view folds tool results into their calls."""
-        from lazy.blocks import answered, calls, note_calls, render
+        from lazy.blocks import answered, note_calls, render
         from lazy.store import Store
         from lazy.store.queries import message_rows
 
@@ -86,7 +86,6 @@ class BoundLazy:
                     "number": r.number, "role": r.role, "text": r.text or render(r.blocks),
                     "session_id": r.session_id, "timestamp": r.timestamp, "kinds": r.kinds,
                     "model": r.model, "tool_name": r.tool_name or answered(r.blocks, names),
-                    "calls": calls(r.blocks) if r.text and r.blocks else [],
                 })  # fmt: skip
             return out
 

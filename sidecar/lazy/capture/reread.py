@@ -24,7 +24,7 @@ from lazy.capture.rederive import rederive_in
 from lazy.store import Store, meta
 from lazy.store.db import log_in, savepoint
 from lazy.store.messages import stored_keys
-from lazy.store.sessions import mains_opening_with
+from lazy.store.sessions import mains_opening_with, sessions_with_usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,9 @@ REREADS: tuple[Change, ...] = (
     Change(
         lambda c: mains_opening_with(c, "claude", "1.", (COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT))
     ),
+    # 2: the tokens of each model response (table usage, schema v7): read from the lines by
+    # every agent's reader, and only a re-derivation writes them for sessions stored before
+    Change(sessions_with_usage),
 )
 READER_VERSION = len(REREADS)
 

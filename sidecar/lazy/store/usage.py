@@ -1,0 +1,242 @@
+"""Tokens per model response (table ``usage``): written beside the messages a batch holds,
+read back as sums. Pricing is not the store's: :mod:`lazy.usage` prices the sums it reads.
+
+Each response is counted once. A response copied into another session (a Claude Code fork
+or resume copy, a Codex fork's copied lines, an OpenCode fork's cloned messages) has the same
+``ukey`` there; of the rows holding one ukey only the earliest (by time, a session that is not
+a copy first, then session id) has ``counted = 1``, whatever order the files were read in.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lazy.records import ReadBatch, Usage
+
+TOKENS = ("input", "output", "cache_read", "cache_write", "reasoning")
+
+
+def apply(c: sqlite3.Connection, batch: ReadBatch) -> None:
+    """Store a batch's usage rows (a line seen again with a larger usage replaces its row:
+    Claude Code's streaming placeholders, OpenCode's message edited as it streams)."""
+    rows = [(sid, u) for sid, items in batch.usage.items() for u in items]
+    if not rows:
+        return
+    c.executemany(
+        "INSERT INTO usage(session_id, ukey, key, ts, model, provider, input, output,"
+        " cache_read, cache_write, reasoning) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT(session_id, ukey) DO UPDATE SET key=excluded.key,"
+        " ts=COALESCE(usage.ts, excluded.ts), model=COALESCE(excluded.model, usage.model),"
+        " provider=COALESCE(excluded.provider, usage.provider), input=excluded.input,"
+        " output=excluded.output, cache_read=excluded.cache_read,"
+        " cache_write=excluded.cache_write, reasoning=excluded.reasoning"
+        " WHERE excluded.output + excluded.input + excluded.cache_read + excluded.cache_write"
+        " >= usage.output + usage.input + usage.cache_read + usage.cache_write",
+        [_row(sid, u) for sid, u in rows],
+    )
+    recount(c, {u.ukey for _, u in rows})
+
+
+def _row(sid: str, u: Usage) -> tuple[object, ...]:
+    return (
+        sid,
+        u.ukey,
+        u.key,
+        u.timestamp,
+        u.model,
+        u.provider,
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        u.reasoning,
+    )
+
+
+def recount(c: sqlite3.Connection, ukeys: Iterable[str]) -> None:
+    """Which row of each ukey counts: the earliest, an original before a copy."""
+    keys = list(ukeys)
+    for i in range(0, len(keys), 500):
+        chunk = keys[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        c.execute(
+            f"UPDATE usage SET counted = (rowid = (SELECT u2.rowid FROM usage u2"
+            f" LEFT JOIN sessions s2 ON s2.id = u2.session_id WHERE u2.ukey = usage.ukey"
+            f" ORDER BY u2.ts IS NULL, u2.ts, COALESCE(s2.copied_from, '') != '',"
+            f" u2.session_id LIMIT 1)) WHERE ukey IN ({marks})",
+            chunk,
+        )
+
+
+def forget(c: sqlite3.Connection, keys: list[str]) -> None:
+    """Delete the sessions' usage rows; a copy elsewhere of what they held counts now."""
+    ukeys: set[str] = set()
+    for k in keys:
+        ukeys.update(r[0] for r in c.execute("SELECT ukey FROM usage WHERE session_id=?", (k,)))
+        c.execute("DELETE FROM usage WHERE session_id=?", (k,))
+    recount(c, ukeys)
+
+
+@dataclass(slots=True)
+class Sum:
+    """Tokens summed over a group of responses of one model."""
+
+    model: str | None
+    provider: str | None
+    day: str | None  # YYYY-MM-DD (UTC): prices are as of the day
+    responses: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    group: str = ""  # what the caller grouped by (a day, a project, "main"/"subagent"...)
+
+
+_SUMS = (
+    "u.model, u.provider, substr(u.ts, 1, 10), COUNT(*), SUM(u.input), SUM(u.output),"
+    " SUM(u.cache_read), SUM(u.cache_write), COALESCE(SUM(u.reasoning), 0)"
+)
+
+
+def _sums(rows: Iterable[tuple[object, ...]]) -> list[Sum]:
+    out = []
+    for r in rows:
+        model, provider, day, n, i, o, cr, cw, rs, group = r
+        out.append(
+            Sum(
+                model if isinstance(model, str) else None,
+                provider if isinstance(provider, str) else None,
+                day if isinstance(day, str) else None,
+                int(n or 0),  # type: ignore[call-overload]
+                int(i or 0),  # type: ignore[call-overload]
+                int(o or 0),  # type: ignore[call-overload]
+                int(cr or 0),  # type: ignore[call-overload]
+                int(cw or 0),  # type: ignore[call-overload]
+                int(rs or 0),  # type: ignore[call-overload]
+                str(group) if group is not None else "",
+            )
+        )
+    return out
+
+
+# what a report may group by: the SQL of the group's name
+GROUPS = {
+    "day": "substr(u.ts, 1, 10)",
+    "week": "strftime('%G-W%V', substr(u.ts, 1, 10))",
+    "project": "COALESCE(s.project, '')",
+    "agent": "s.tool",
+    "model": "COALESCE(u.model, '')",
+    "builder": "COALESCE(s.builder_id, '')",
+    "kind": "CASE s.kind WHEN 'sidechain' THEN 'subagent' ELSE 'main' END",
+}
+
+
+def sums(
+    c: sqlite3.Connection,
+    by: str,
+    *,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+    builders: list[str] | None = None,
+) -> list[Sum]:
+    """Counted responses summed per (group, model, provider, day), over a time span
+    (ISO 8601 bounds, ``until`` exclusive), one project, or some Builders."""
+    where = ["u.counted = 1"]
+    args: list[object] = []
+    if since:
+        where.append("u.ts >= ?")
+        args.append(since)
+    if until:
+        where.append("u.ts < ?")
+        args.append(until)
+    if project is not None:
+        where.append("s.project = ?")
+        args.append(project)
+    if builders is not None:
+        where.append(f"s.builder_id IN ({','.join('?' * len(builders))})")
+        args.extend(builders)
+    g = GROUPS[by]
+    sql = (
+        f"SELECT {_SUMS}, {g} FROM usage u JOIN sessions s ON s.id = u.session_id"
+        f" WHERE {' AND '.join(where)} GROUP BY {g}, u.model, u.provider, substr(u.ts, 1, 10)"
+    )
+    return _sums(c.execute(sql, args))
+
+
+def responses(
+    c: sqlite3.Connection, model: str | None, provider: str | None, where_sql: str, args: list[object]
+) -> list[Sum]:
+    """One model's counted responses one by one (for a price that depends on each
+    response's size: tiered prices), under the same filter :func:`sums` was given."""
+    sql = (
+        "SELECT u.model, u.provider, substr(u.ts, 1, 10), 1, u.input, u.output, u.cache_read,"
+        " u.cache_write, COALESCE(u.reasoning, 0), '' FROM usage u JOIN sessions s"
+        " ON s.id = u.session_id WHERE u.counted = 1 AND u.model IS ? AND u.provider IS ?"
+        f"{where_sql}"
+    )
+    return _sums(c.execute(sql, [model, provider, *args]))
+
+
+def builder_sums(c: sqlite3.Connection, bid: str) -> list[Sum]:
+    """A Builder's counted responses, grouped main / subagent."""
+    return sums(c, "kind", builders=[bid])
+
+
+def builders_sums(c: sqlite3.Connection, bids: list[str]) -> dict[str, list[Sum]]:
+    """Several Builders' counted responses, each its own list (grouped by Builder)."""
+    out: dict[str, list[Sum]] = {b: [] for b in bids}
+    for i in range(0, len(bids), 500):
+        for s in sums(c, "builder", builders=bids[i : i + 500]):
+            out.setdefault(s.group, []).append(s)
+    return out
+
+
+def range_sums(c: sqlite3.Connection, bid: str, first: int, last: int) -> list[Sum]:
+    """The counted responses spent on a Builder's main messages ``first``..``last``."""
+    sql = (
+        f"SELECT {_SUMS}, '' FROM usage u JOIN messages m ON m.session_id = u.session_id"
+        " AND m.key = u.key JOIN sessions s ON s.id = u.session_id"
+        " WHERE u.counted = 1 AND m.builder_id = ? AND s.kind = 'main'"
+        " AND m.number BETWEEN ? AND ? GROUP BY u.model, u.provider, substr(u.ts, 1, 10)"
+    )
+    return _sums(c.execute(sql, (bid, first, last)))
+
+
+@dataclass(slots=True)
+class MessageTokens:
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    reasoning: int | None
+    model: str | None
+
+
+def of_messages(c: sqlite3.Connection, bid: str) -> dict[tuple[str, str], MessageTokens]:
+    """Each message's own tokens, by (session id, message key), for a Builder's transcript
+    (a copy shows its tokens too: it is only not counted again in totals)."""
+    out: dict[tuple[str, str], MessageTokens] = {}
+    for sid, key, i, o, cr, cw, rs, model in c.execute(
+        "SELECT u.session_id, u.key, SUM(u.input), SUM(u.output), SUM(u.cache_read),"
+        " SUM(u.cache_write), SUM(u.reasoning), MAX(u.model) FROM usage u"
+        " JOIN sessions s ON s.id = u.session_id WHERE s.builder_id = ?"
+        " GROUP BY u.session_id, u.key",
+        (bid,),
+    ):
+        out[(sid, key)] = MessageTokens(i, o, cr, cw, rs, model)
+    return out
+
+
+def last_context(c: sqlite3.Connection, bid: str) -> int | None:
+    """The context the Builder's latest main response was sent: its whole input."""
+    row = c.execute(
+        "SELECT u.input + u.cache_read + u.cache_write FROM usage u"
+        " JOIN sessions s ON s.id = u.session_id WHERE s.builder_id = ? AND s.kind = 'main'"
+        " ORDER BY u.ts DESC LIMIT 1",
+        (bid,),
+    ).fetchone()
+    return int(row[0]) if row else None

@@ -125,7 +125,7 @@ def _sums(rows: Iterable[tuple[object, ...]]) -> list[Sum]:
 # what a report may group by: the SQL of the group's name
 GROUPS = {
     "day": "substr(u.ts, 1, 10)",
-    "week": "strftime('%G-W%V', substr(u.ts, 1, 10))",
+    "week": "date(substr(u.ts, 1, 10), 'weekday 0', '-6 days')",  # its Monday
     "project": "COALESCE(s.project, '')",
     "agent": "s.tool",
     "model": "COALESCE(u.model, '')",
@@ -142,9 +142,11 @@ def sums(
     until: str | None = None,
     project: str | None = None,
     builders: list[str] | None = None,
+    splits: dict[str, int] | None = None,
 ) -> list[Sum]:
     """Counted responses summed per (group, model, provider, day), over a time span
-    (ISO 8601 bounds, ``until`` exclusive), one project, or some Builders."""
+    (ISO 8601 bounds, ``until`` exclusive), one project, or some Builders; a response of a
+    model in ``splits`` at least that big is summed alone (its price is tiered)."""
     where = ["u.counted = 1"]
     args: list[object] = []
     if since:
@@ -160,50 +162,47 @@ def sums(
         where.append(f"s.builder_id IN ({','.join('?' * len(builders))})")
         args.extend(builders)
     g = GROUPS[by]
+    alone, alone_args = _alone(splits or {})
     sql = (
         f"SELECT {_SUMS}, {g} FROM usage u JOIN sessions s ON s.id = u.session_id"
-        f" WHERE {' AND '.join(where)} GROUP BY {g}, u.model, u.provider, substr(u.ts, 1, 10)"
+        f" WHERE {' AND '.join(where)}"
+        f" GROUP BY {g}, u.model, u.provider, substr(u.ts, 1, 10), {alone}"
     )
-    return _sums(c.execute(sql, args))
+    return _sums(c.execute(sql, [*args, *alone_args]))
 
 
-def responses(
-    c: sqlite3.Connection, model: str | None, provider: str | None, where_sql: str, args: list[object]
+def _alone(splits: dict[str, int]) -> tuple[str, list[object]]:
+    """The SQL that gives each response of a model at least its split (a tiered price's
+    threshold) a group of its own, and 0 to every other."""
+    if not splits:
+        return "NULL", []  # (a bare integer would name a column)
+    whens = " ".join("WHEN ? THEN ?" for _ in splits)
+    args: list[object] = [x for kv in splits.items() for x in kv]
+    return (
+        f"CASE WHEN u.input + u.cache_read + u.cache_write >= (CASE u.model {whens} END)"
+        " THEN u.rowid ELSE 0 END",
+        args,
+    )
+
+
+def models(c: sqlite3.Connection) -> list[tuple[str | None, str | None]]:
+    """Every (model, provider) the store has responses of."""
+    return list(c.execute("SELECT DISTINCT model, provider FROM usage"))
+
+
+def range_sums(
+    c: sqlite3.Connection, bid: str, first: int, last: int, splits: dict[str, int] | None = None
 ) -> list[Sum]:
-    """One model's counted responses one by one (for a price that depends on each
-    response's size: tiered prices), under the same filter :func:`sums` was given."""
-    sql = (
-        "SELECT u.model, u.provider, substr(u.ts, 1, 10), 1, u.input, u.output, u.cache_read,"
-        " u.cache_write, COALESCE(u.reasoning, 0), '' FROM usage u JOIN sessions s"
-        " ON s.id = u.session_id WHERE u.counted = 1 AND u.model IS ? AND u.provider IS ?"
-        f"{where_sql}"
-    )
-    return _sums(c.execute(sql, [model, provider, *args]))
-
-
-def builder_sums(c: sqlite3.Connection, bid: str) -> list[Sum]:
-    """A Builder's counted responses, grouped main / subagent."""
-    return sums(c, "kind", builders=[bid])
-
-
-def builders_sums(c: sqlite3.Connection, bids: list[str]) -> dict[str, list[Sum]]:
-    """Several Builders' counted responses, each its own list (grouped by Builder)."""
-    out: dict[str, list[Sum]] = {b: [] for b in bids}
-    for i in range(0, len(bids), 500):
-        for s in sums(c, "builder", builders=bids[i : i + 500]):
-            out.setdefault(s.group, []).append(s)
-    return out
-
-
-def range_sums(c: sqlite3.Connection, bid: str, first: int, last: int) -> list[Sum]:
     """The counted responses spent on a Builder's main messages ``first``..``last``."""
+    alone, alone_args = _alone(splits or {})
     sql = (
         f"SELECT {_SUMS}, '' FROM usage u JOIN messages m ON m.session_id = u.session_id"
         " AND m.key = u.key JOIN sessions s ON s.id = u.session_id"
         " WHERE u.counted = 1 AND m.builder_id = ? AND s.kind = 'main'"
-        " AND m.number BETWEEN ? AND ? GROUP BY u.model, u.provider, substr(u.ts, 1, 10)"
+        " AND m.number BETWEEN ? AND ?"
+        f" GROUP BY u.model, u.provider, substr(u.ts, 1, 10), {alone}"
     )
-    return _sums(c.execute(sql, (bid, first, last)))
+    return _sums(c.execute(sql, (bid, first, last, *alone_args)))
 
 
 @dataclass(slots=True)
@@ -213,21 +212,29 @@ class MessageTokens:
     cache_read: int
     cache_write: int
     reasoning: int | None
-    model: str | None
+    responses: int
 
 
-def of_messages(c: sqlite3.Connection, bid: str) -> dict[tuple[str, str], MessageTokens]:
-    """Each message's own tokens, by (session id, message key), for a Builder's transcript
-    (a copy shows its tokens too: it is only not counted again in totals)."""
-    out: dict[tuple[str, str], MessageTokens] = {}
-    for sid, key, i, o, cr, cw, rs, model in c.execute(
-        "SELECT u.session_id, u.key, SUM(u.input), SUM(u.output), SUM(u.cache_read),"
-        " SUM(u.cache_write), SUM(u.reasoning), MAX(u.model) FROM usage u"
-        " JOIN sessions s ON s.id = u.session_id WHERE s.builder_id = ?"
-        " GROUP BY u.session_id, u.key",
-        (bid,),
+def of_messages(
+    c: sqlite3.Connection, bid: str, numbers: tuple[int, int] | None = None
+) -> dict[tuple[str, int], MessageTokens]:
+    """The tokens spent on each numbered message of a Builder (its subagents' too), by
+    (session id, number); ``numbers``: only those first..last."""
+    span = ""
+    args: list[object] = [bid]
+    if numbers is not None:
+        span = " AND m.number BETWEEN ? AND ?"
+        args += [numbers[0], numbers[1]]
+    out: dict[tuple[str, int], MessageTokens] = {}
+    for sid, number, i, o, cr, cw, rs, n in c.execute(
+        "SELECT m.session_id, m.number, SUM(u.input), SUM(u.output), SUM(u.cache_read),"
+        " SUM(u.cache_write), SUM(u.reasoning), COUNT(*) FROM messages m"
+        " JOIN usage u ON u.session_id = m.session_id AND u.key = m.key"
+        f" WHERE m.builder_id = ? AND m.number IS NOT NULL{span}"
+        " GROUP BY m.session_id, m.number",
+        args,
     ):
-        out[(sid, key)] = MessageTokens(i, o, cr, cw, rs, model)
+        out[(sid, number)] = MessageTokens(i, o, cr, cw, rs, n)
     return out
 
 

@@ -22,7 +22,8 @@ def usage_of(
 ) -> Usage | None:
     if not isinstance(tokens, dict):
         return None
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    got = tokens.get("cache")
+    cache: dict[str, Any] = got if isinstance(got, dict) else {}
     u = Usage(
         key=key,
         ukey="",

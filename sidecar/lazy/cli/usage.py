@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import click
 from rich.table import Table
 from rich.text import Text
@@ -19,27 +17,16 @@ from lazy.cli.common import (
 )
 from lazy.model import Tokens
 from lazy.projects import project_label
-from lazy.usage.report import BY, Report, money, report, tokens_short
+from lazy.usage.report import BY, Report, moment, money, report, tokens_short
 
 BAR = 30  # the longest bar, in cells
 
 
 def _moment(value: str | None, flag: str) -> str | None:
-    """A --since/--until as `lazy search`'s after:/before: take it: a date or time (local
-    when it has no zone), today, yesterday, or an age (12h, 7d, 2w, 3m, 1y); as UTC ISO."""
-    if value is None:
-        return None
-    from lazy.index.query import QueryError
-    from lazy.index.query import _when as parse_when
-
     try:
-        t = parse_when(flag, value, value, datetime.now(UTC))
-    except QueryError as e:
-        raise click.BadParameter(
-            f"{value!r} is not a date, a time, today, yesterday or an age (7d, 2w)",
-            param_hint=flag,
-        ) from e
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        return moment(value, flag)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=flag) from e
 
 
 def _label(by: str, group: str) -> str:
@@ -134,7 +121,8 @@ def usage(by: str, since: str | None, until: str | None, all_projects: bool, as_
     start, end = _moment(since, "--since"), _moment(until, "--until")
     project = None if all_projects else current_project()
     with open_store() as store:
-        r = report(store.conn, by, since=start, until=end, project=project)
+        projects = None if project is None else [project]
+        r = report(store.conn, by, since=start, until=end, projects=projects)
     if as_json:
         emit_json(r)
         return

@@ -140,12 +140,13 @@ def sums(
     *,
     since: str | None = None,
     until: str | None = None,
-    project: str | None = None,
+    projects: list[str] | None = None,
+    nested: bool = False,
     builders: list[str] | None = None,
     splits: dict[str, int] | None = None,
 ) -> list[Sum]:
     """Counted responses summed per (group, model, provider, day), over a time span
-    (ISO 8601 bounds, ``until`` exclusive), one project, or some Builders; a response of a
+    (ISO 8601 bounds, ``until`` exclusive), some projects, or some Builders; a response of a
     model in ``splits`` at least that big is summed alone (its price is tiered)."""
     where = ["u.counted = 1"]
     args: list[object] = []
@@ -155,9 +156,16 @@ def sums(
     if until:
         where.append("u.ts < ?")
         args.append(until)
-    if project is not None:
-        where.append("s.project = ?")
-        args.append(project)
+    if projects is not None:
+        # a project named, or (``nested``) any project at or below one of those folders
+        one = "(s.project = ? OR substr(s.project, 1, length(?) + 1) = ? || '/')"
+        where.append(
+            "(" + " OR ".join([one if nested else "s.project = ?"] * len(projects)) + ")"
+            if projects
+            else "0"
+        )
+        for p in projects:
+            args.extend([p, p, p] if nested else [p])
     if builders is not None:
         where.append(f"s.builder_id IN ({','.join('?' * len(builders))})")
         args.extend(builders)

@@ -17,6 +17,7 @@ from lazy.os.clock import now_iso
 from lazy.store import Store
 from lazy.store.queries import short_id
 from lazy.store.tasks import code_exists, exact_task, insert_task, last_number, overlapping
+from lazy.usage.report import range_usage
 from lazy.view.messages import as_text
 from lazy.view.reading import builder_info, message_page
 
@@ -165,6 +166,7 @@ def create(
             builder_id=plan.builder.id,
             from_message=plan.first,
             to_message=plan.last,
+            usage=range_usage(c, plan.builder.id, plan.first, plan.last),
         )
         insert_task(c, task)
     return task

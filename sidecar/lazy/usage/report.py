@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -16,6 +17,24 @@ from lazy.store.usage import Sum
 from lazy.usage import pricing
 
 BY = ("day", "week", "project", "agent", "model")
+
+
+def moment(value: str | None, name: str = "since") -> str | None:
+    """A --since/--until as `lazy search`'s after:/before: take it (a date or time, local
+    without a zone; today, yesterday; an age: 12h, 7d, 2w, 3m, 1y), as a UTC ISO time the
+    stored timestamps compare with; ValueError when it is none of those."""
+    if value is None or not value.strip():
+        return None
+    from lazy.index.query import QueryError
+    from lazy.index.query import _when as parse_when
+
+    try:
+        t = parse_when(name, value.strip(), value, datetime.now(UTC))
+    except QueryError as e:
+        raise ValueError(
+            f"{value!r} is not a date, a time, today, yesterday or an age (7d, 2w)"
+        ) from e
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def splits(c: sqlite3.Connection, home: Path | None = None) -> dict[str, int]:
@@ -104,7 +123,7 @@ class Report(BaseModel):
     by: str
     since: str | None = None
     until: str | None = None
-    project: str | None = None  # None: every project
+    projects: list[str] | None = None  # None: every project
     rows: list[ReportRow] = Field(default_factory=list)
     total: Tokens = Field(default_factory=Tokens)
     subagents: Tokens = Field(default_factory=Tokens)  # of the total, what subagents spent
@@ -118,24 +137,27 @@ def report(
     *,
     since: str | None = None,
     until: str | None = None,
-    project: str | None = None,
+    projects: list[str] | None = None,
+    nested: bool = False,
     home: Path | None = None,
 ) -> Report:
     """Totals per ``by`` group (sorted by group; day and week in time order), the whole,
-    what subagents spent of it and per model, over ``since`` <= time < ``until``."""
+    what subagents spent of it and per model, over ``since`` <= time < ``until``, in some
+    projects (``nested``: or below them) or all."""
     if by not in BY:
         raise ValueError(f"--by takes one of {', '.join(BY)}, not {by!r}")
     split = splits(c, home)
-    grouped = rows.sums(c, by, since=since, until=until, project=project, splits=split)
+    scope = {"since": since, "until": until, "projects": projects, "nested": nested}
+    grouped = rows.sums(c, by, splits=split, **scope)  # type: ignore[arg-type]
     groups: dict[str, Tokens] = {}
     for s in grouped:
         _add(groups.setdefault(s.group, Tokens()), s, home)
-    kinds = rows.sums(c, "kind", since=since, until=until, project=project, splits=split)
+    kinds = rows.sums(c, "kind", splits=split, **scope)  # type: ignore[arg-type]
     return Report(
         by=by,
         since=since,
         until=until,
-        project=project,
+        projects=projects,
         rows=[ReportRow(group=g, tokens=t) for g, t in sorted(groups.items())],
         total=total(grouped, home),
         subagents=total((s for s in kinds if s.group == "subagent"), home),

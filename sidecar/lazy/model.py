@@ -6,9 +6,10 @@ the sidecar protocol) use the pydantic models below.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from lazy.records import ONESHOT_MARKER as ONESHOT_MARKER
 from lazy.records import Entry as Entry
@@ -43,6 +44,8 @@ class Tokens(BaseModel):
     reasoning: int = 0
     cost_micros: int | None = None
     unpriced: int = 0
+    # the exact sum cost_micros rounds (sums of many responses are rounded once)
+    _exact: Decimal | None = PrivateAttr(default=None)
 
 
 class ModelTokens(Tokens):

@@ -23,6 +23,7 @@ from lazy.cli.common import (
 from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.cli.transcript_view import Fold, layout, write
+from lazy.cli.usage import priced
 from lazy.model import BuilderInfo
 from lazy.projects import project_label
 from lazy.store.tasks import list_tasks
@@ -110,7 +111,8 @@ def list_command(
 ) -> None:
     with open_store() as store:
         builders = list_builders(store.conn, scope(all_projects), limit, list(tools) or None)
-        with_usage(store.conn, builders)
+        with priced():
+            with_usage(store.conn, builders)
     builders = _named(builders)
     if as_json:
         emit_json({"builders": [b.model_dump(mode="json") for b in builders]})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import click
 from rich.table import Table
 from rich.text import Text
@@ -15,6 +18,7 @@ from lazy.cli.common import (
     out,
     shown,
 )
+from lazy.config import ConfigError
 from lazy.model import Tokens
 from lazy.projects import project_label
 from lazy.usage.report import BY, Report, moment, money, report, tokens_short
@@ -27,6 +31,15 @@ def _moment(value: str | None, flag: str) -> str | None:
         return moment(value, flag)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=flag) from e
+
+
+@contextmanager
+def priced() -> Iterator[None]:
+    """Own rates in config.toml that cannot be used are the user's to fix: said, not raised."""
+    try:
+        yield
+    except ConfigError as e:
+        raise click.ClickException(str(e)) from e
 
 
 def _label(by: str, group: str) -> str:
@@ -122,7 +135,8 @@ def usage(by: str, since: str | None, until: str | None, all_projects: bool, as_
     project = None if all_projects else current_project()
     with open_store() as store:
         projects = None if project is None else [project]
-        r = report(store.conn, by, since=start, until=end, projects=projects)
+        with priced():
+            r = report(store.conn, by, since=start, until=end, projects=projects)
     if as_json:
         emit_json(r)
         return

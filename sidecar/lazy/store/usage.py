@@ -56,18 +56,40 @@ def _row(sid: str, u: Usage) -> tuple[object, ...]:
 
 
 def recount(c: sqlite3.Connection, ukeys: Iterable[str]) -> None:
-    """Which row of each ukey counts: the earliest, an original before a copy."""
+    """Which row of each ukey counts: one outside a fork's Builder, of a session that is not
+    a copy, the earliest."""
     keys = list(ukeys)
     for i in range(0, len(keys), 500):
         chunk = keys[i : i + 500]
         marks = ",".join("?" * len(chunk))
         c.execute(
             f"UPDATE usage SET counted = (rowid = (SELECT u2.rowid FROM usage u2"
-            f" LEFT JOIN sessions s2 ON s2.id = u2.session_id WHERE u2.ukey = usage.ukey"
-            f" ORDER BY u2.ts IS NULL, u2.ts, COALESCE(s2.copied_from, '') != '',"
-            f" u2.session_id LIMIT 1)) WHERE ukey IN ({marks})",
+            f" LEFT JOIN sessions s2 ON s2.id = u2.session_id"
+            f" LEFT JOIN builders b2 ON b2.id = s2.builder_id WHERE u2.ukey = usage.ukey"
+            f" ORDER BY b2.forked_from IS NOT NULL, COALESCE(s2.copied_from, '') != '',"
+            f" u2.ts IS NULL, u2.ts, s2.started_at, u2.session_id LIMIT 1))"
+            f" WHERE ukey IN ({marks})",
             chunk,
         )
+
+
+def recount_builders(c: sqlite3.Connection, bids: Iterable[str]) -> None:
+    """After regrouping (a Builder found to be a fork, a copy joined): recount the responses
+    of those Builders that are held more than once."""
+    ids = list(bids)
+    shared: set[str] = set()
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        shared.update(
+            r[0]
+            for r in c.execute(
+                "SELECT DISTINCT u.ukey FROM usage u JOIN sessions s ON s.id = u.session_id"
+                f" WHERE s.builder_id IN ({','.join('?' * len(chunk))}) AND EXISTS"
+                " (SELECT 1 FROM usage u2 WHERE u2.ukey = u.ukey AND u2.rowid != u.rowid)",
+                chunk,
+            )
+        )
+    recount(c, shared)
 
 
 def forget(c: sqlite3.Connection, keys: list[str]) -> None:

@@ -48,12 +48,12 @@ class Rates:
     source: str = "genai-prices"
     price: Any = None  # the table's price, for a tiered one
 
-    def micros(self, i: int, o: int, cr: int, cw: int) -> int:
-        """Tokens summed at these rates ($ per Mtok x tokens = millionths of a dollar)."""
-        cost = i * self.input + o * self.output + cr * self.cache_read + cw * self.cache_write
-        return int(cost.to_integral_value())
+    def micros(self, i: int, o: int, cr: int, cw: int) -> Decimal:
+        """Tokens summed at these rates ($ per Mtok x tokens = millionths of a dollar),
+        exact: the caller rounds its total once."""
+        return i * self.input + o * self.output + cr * self.cache_read + cw * self.cache_write
 
-    def response_micros(self, i: int, o: int, cr: int, cw: int) -> int:
+    def response_micros(self, i: int, o: int, cr: int, cw: int) -> Decimal:
         """One response, at the tier its size reaches."""
         if self.price is None:
             return self.micros(i, o, cr, cw)
@@ -62,8 +62,7 @@ class Rates:
         usage = Usage(
             input_tokens=i + cr + cw, output_tokens=o, cache_read_tokens=cr, cache_write_tokens=cw
         )
-        total = Decimal(self.price.calc_price(usage)["total_price"])
-        return int((total * MTOK).to_integral_value())
+        return Decimal(self.price.calc_price(usage)["total_price"]) * MTOK
 
 
 def table_version() -> str:

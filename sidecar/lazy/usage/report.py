@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -62,7 +63,8 @@ def _add(t: Tokens, s: Sum, home: Path | None) -> None:
         cost = r.response_micros(s.input, s.output, s.cache_read, s.cache_write)
     else:
         cost = r.micros(s.input, s.output, s.cache_read, s.cache_write)
-    t.cost_micros = (t.cost_micros or 0) + cost
+    t._exact = (t._exact or Decimal(0)) + cost
+    t.cost_micros = int(t._exact.to_integral_value())
 
 
 def total(sums: Iterable[Sum], home: Path | None = None) -> Tokens:

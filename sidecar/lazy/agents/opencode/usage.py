@@ -4,7 +4,7 @@ place as it streams: the last version read is kept). OpenCode counts reasoning a
 output; lazy's ``output`` includes it, as OpenAI's and Anthropic's do.
 
 A fork copies its origin's messages under new ids, times and tokens kept: the ukey is the
-message's creation time, model and tokens, so the copy is counted once with its original."""
+message's creation time (to the millisecond) and model, so the copy is counted once with its original."""
 
 from __future__ import annotations
 
@@ -38,9 +38,6 @@ def usage_of(
     )
     if not (u.input or u.output or u.cache_read or u.cache_write):
         return None  # a message still streaming, or one that failed before any token
-    u.ukey = (
-        f"{ts}:{provider}/{model}:{u.input}/{u.output}/{u.cache_read}/{u.cache_write}"
-        if ts
-        else key
-    )
+    # (tokens grow while the message streams: they are not part of its identity)
+    u.ukey = f"{ts}:{provider}/{model}" if ts else key
     return u

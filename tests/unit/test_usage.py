@@ -222,9 +222,9 @@ def test_codex_steps_repeats_resume_fork_and_subagent(tmp_path: Path) -> None:
     fork: 1 response, 1100 / 900 / 40; everything: 5 responses, 7600 / 5100 / 290."""
     codex = tmp_path / "codex"
     p = Rollout(codex, started="2026-03-01T10:00:00")
-    first = p.turn_lines("plan", "planned") + [p.token_count(1000, 200, 50, 10)]
+    first = [*p.turn_lines("plan", "planned"), p.token_count(1000, 200, 50, 10)]
     first.append(p.token_count_again())
-    second = p.turn_lines("refine", "refined") + [p.token_count(2000, 1500, 80)]
+    second = [*p.turn_lines("refine", "refined"), p.token_count(2000, 1500, 80)]
     second.append(p.token_count_again())
     p.write(first, second)
     fork = Rollout(codex, started="2026-03-01T11:00:00", forked_from=p.id)

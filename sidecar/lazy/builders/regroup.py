@@ -9,9 +9,8 @@ import sqlite3
 
 from lazy.agents.claude.reader import is_compact_summary, said
 from lazy.builders.rules import JOIN_VERSION, group
-from lazy.store import Store
+from lazy.store import Store, usage
 from lazy.store import builders as rows
-from lazy.store import usage
 from lazy.store.archive import decompress
 from lazy.store.sessions import SessionNode, nodes
 

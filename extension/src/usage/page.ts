@@ -71,6 +71,7 @@ function draw(m: Extract<HostToUsage, { type: "report" }>): void {
   charts.push(bars(canvas("tokens"), s.labels, [
     { label: "input", data: rows.map((x) => x.tokens.input ?? 0), color: theme("--vscode-charts-green", "#89d185") },
     { label: "cache read", data: rows.map((x) => x.tokens.cache_read ?? 0), color: theme("--vscode-charts-yellow", "#cca700") },
+    { label: "cache write", data: rows.map((x) => x.tokens.cache_write ?? 0), color: theme("--vscode-charts-orange", "#d18616") },
     { label: "output", data: rows.map((x) => x.tokens.output ?? 0), color: theme("--vscode-charts-purple", "#b180d7") },
   ]));
   const total = r.total ?? {};

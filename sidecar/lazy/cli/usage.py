@@ -50,8 +50,8 @@ def _label(by: str, group: str) -> str:
     return group or "(unknown)"
 
 
-def _bar(value: float, top: float) -> Text:
-    cells = round(BAR * value / top) if top > 0 else 0
+def _bar(value: float, top: float, width: int) -> Text:
+    cells = round(width * value / top) if top > 0 else 0
     return Text("█" * cells if cells else ("▏" if value > 0 else ""), style="cyan")
 
 
@@ -69,7 +69,7 @@ def usage_table(r: Report) -> Table:
     """One row a group: responses, input (cache included), of it cache reads, output, cost
     and a bar of the cost (of output tokens where no cost is known)."""
     table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column(r.by, max_width=28)
+    table.add_column(r.by, min_width=16, max_width=28, no_wrap=True, overflow="ellipsis")
     for name in ("responses", "input", "cached", "output", "cost"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
@@ -79,13 +79,16 @@ def usage_table(r: Report) -> Table:
         return float(t.cost_micros or 0) if priced else float(t.output)
 
     top = max((measure(x.tokens) for x in r.rows), default=0.0)
+    width = max(5, min(BAR, out.width - 76))  # the bar gives way first on a narrow terminal
     for x in r.rows:
         label = shown(_label(r.by, x.group), multiline=False)
-        table.add_row(label, *_row(x.tokens), _bar(measure(x.tokens), top))
+        table.add_row(label, *_row(x.tokens), _bar(measure(x.tokens), top, width))
     table.add_section()
     table.add_row(Text("total", style="bold"), *_row(r.total), "")
     if r.subagents.responses:
-        table.add_row(Text("of it subagents", style="dim"), *_row(r.subagents), "")
+        table.add_row(
+            Text("of it subagents", style="dim"), *_row(r.subagents), ""
+        )  # (cut, never wrapped)
     return table
 
 

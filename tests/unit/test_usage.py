@@ -369,3 +369,24 @@ def test_a_store_from_before_gets_its_usage_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["7d", "today", "2026-03-01"])
 def test_since_takes_the_search_syntax(value: str) -> None:
     assert invoke("usage", "--all-projects", "--since", value, "--json").exit_code == 0
+
+
+def test_a_tiered_price_is_applied_response_by_response(tmp_path: Path) -> None:
+    """claude-sonnet-4-5 costs $3 in / $15 out per Mtok up to 200k input tokens a request, and
+    $6 / $22.50 for every token of a request past that (genai-prices 0.2.3). Two responses on
+    one day: 100k in + 1k out = 300000 + 15000 = 315000 micro-dollars; 300k in + 1k out =
+    1800000 + 22500 = 1822500; together 2137500 (priced as one sum of 400k it would be
+    2422500 at the tier rate, or 1215000 at the base one)."""
+    root = tmp_path / "projects"
+    s = Session(root, "/w/p")
+    s.user("small")
+    s.write(s.assistant_line("r1", usage=claude_usage(100_000, 1000)))
+    s.user("big")
+    s.write(s.assistant_line("r2", usage=claude_usage(300_000, 1000)))
+    imported(root)
+    assert shown(s.id)["builder"]["usage"]["total"]["cost_micros"] == 2137500
+    assert report("usage", "--all-projects", "--by", "day")["total"]["cost_micros"] == 2137500
+    assert (
+        report("conversations", "--all-projects")["builders"][0]["usage"]["total"]["cost_micros"]
+        == 2137500
+    )

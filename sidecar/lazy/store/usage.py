@@ -115,18 +115,21 @@ class Sum:
     cache_write: int = 0
     reasoning: int = 0
     group: str = ""  # what the caller grouped by (a day, a project, "main"/"subagent"...)
+    biggest: int = 0  # the largest input of one response (a tiered price's threshold)
+    sub: bool = False  # subagents' responses (when the caller asked to have them apart)
 
 
 _SUMS = (
     "u.model, u.provider, substr(u.ts, 1, 10), COUNT(*), SUM(u.input), SUM(u.output),"
-    " SUM(u.cache_read), SUM(u.cache_write), COALESCE(SUM(u.reasoning), 0)"
+    " SUM(u.cache_read), SUM(u.cache_write), COALESCE(SUM(u.reasoning), 0),"
+    " MAX(u.input + u.cache_read + u.cache_write)"
 )
 
 
 def _sums(rows: Iterable[tuple[object, ...]]) -> list[Sum]:
     out = []
     for r in rows:
-        model, provider, day, n, i, o, cr, cw, rs, group = r
+        model, provider, day, n, i, o, cr, cw, rs, big, group, *kind = r
         out.append(
             Sum(
                 model if isinstance(model, str) else None,
@@ -139,6 +142,8 @@ def _sums(rows: Iterable[tuple[object, ...]]) -> list[Sum]:
                 int(cw or 0),  # type: ignore[call-overload]
                 int(rs or 0),  # type: ignore[call-overload]
                 str(group) if group is not None else "",
+                int(big or 0),  # type: ignore[call-overload]
+                bool(kind and kind[0]),
             )
         )
     return out
@@ -166,8 +171,10 @@ def sums(
     nested: bool = False,
     builders: list[str] | None = None,
     splits: dict[str, int] | None = None,
+    kinds: bool = False,
 ) -> list[Sum]:
-    """Counted responses summed per (group, model, provider, day), over a time span
+    """Counted responses summed per (group, model, provider, day) (``kinds``: and main line
+    or subagent, in the same scan), over a time span
     (ISO 8601 bounds, ``until`` exclusive), some projects, or some Builders; a response of a
     model in ``splits`` at least that big is summed alone (its price is tiered)."""
     where = ["u.counted = 1"]
@@ -193,10 +200,11 @@ def sums(
         args.extend(builders)
     g = GROUPS[by]
     alone, alone_args = _alone(splits or {})
+    kind = ", s.kind = 'sidechain'" if kinds else ""
     sql = (
-        f"SELECT {_SUMS}, {g} FROM usage u JOIN sessions s ON s.id = u.session_id"
+        f"SELECT {_SUMS}, {g}{kind} FROM usage u JOIN sessions s ON s.id = u.session_id"
         f" WHERE {' AND '.join(where)}"
-        f" GROUP BY {g}, u.model, u.provider, substr(u.ts, 1, 10), {alone}"
+        f" GROUP BY {g}, u.model, u.provider, substr(u.ts, 1, 10), {alone}{kind}"
     )
     return _sums(c.execute(sql, [*args, *alone_args]))
 
@@ -214,10 +222,6 @@ def _alone(splits: dict[str, int]) -> tuple[str, list[object]]:
         args,
     )
 
-
-def models(c: sqlite3.Connection) -> list[tuple[str | None, str | None]]:
-    """Every (model, provider) the store has responses of."""
-    return list(c.execute("SELECT DISTINCT model, provider FROM usage"))
 
 
 def range_sums(

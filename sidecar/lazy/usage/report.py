@@ -5,7 +5,7 @@ store sums the tokens; :mod:`lazy.usage.pricing` prices the sums."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -38,14 +38,16 @@ def moment(value: str | None, name: str = "since") -> str | None:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def splits(c: sqlite3.Connection, home: Path | None = None) -> dict[str, int]:
-    """The models of the store whose price is tiered, and the size each tier starts at."""
-    out: dict[str, int] = {}
-    for model, provider in rows.models(c):
-        r = pricing.rates(model, provider, None, home) if model else None
-        if model and r is not None and r.tier_from is not None:
-            out[model] = min(r.tier_from, out.get(model, r.tier_from))
-    return out
+def _priced(fetch: Callable[[dict[str, int] | None], list[Sum]], home: Path | None) -> list[Sum]:
+    """Sums ready to price: fetched once; again, with a tiered model's big responses each
+    alone, only when some group holds a response past its tier (rare: one scan usually)."""
+    sums = fetch(None)
+    split: dict[str, int] = {}
+    for s in sums:
+        r = pricing.rates(s.model, s.provider, s.day, home) if s.model else None
+        if s.model and r is not None and r.tier_from is not None and s.biggest >= r.tier_from:
+            split[s.model] = min(r.tier_from, split.get(s.model, r.tier_from))
+    return fetch(split) if split else sums
 
 
 def _add(t: Tokens, s: Sum, home: Path | None) -> None:
@@ -84,7 +86,7 @@ def per_model(sums: Iterable[Sum], home: Path | None = None) -> list[ModelTokens
 
 def builder_usage(c: sqlite3.Connection, bid: str, home: Path | None = None) -> UsageInfo:
     """A Builder's tokens and cost: each response once, its subagents' apart."""
-    sums = rows.sums(c, "kind", builders=[bid], splits=splits(c, home))
+    sums = _priced(lambda sp: rows.sums(c, "kind", builders=[bid], splits=sp), home)
     return UsageInfo(
         total=total(sums, home),
         main=total((s for s in sums if s.group == "main"), home),
@@ -99,10 +101,10 @@ def builders_totals(
     c: sqlite3.Connection, bids: list[str], home: Path | None = None
 ) -> dict[str, Tokens]:
     """Several Builders' totals (for a list), in one query a few hundred at a time."""
-    split = splits(c, home)
     out: dict[str, Tokens] = {b: Tokens() for b in bids}
     for i in range(0, len(bids), 500):
-        for s in rows.sums(c, "builder", builders=bids[i : i + 500], splits=split):
+        chunk = bids[i : i + 500]
+        for s in _priced(lambda sp: rows.sums(c, "builder", builders=chunk, splits=sp), home):  # noqa: B023
             _add(out.setdefault(s.group, Tokens()), s, home)
     return out
 
@@ -111,7 +113,7 @@ def range_usage(
     c: sqlite3.Connection, bid: str, first: int, last: int, home: Path | None = None
 ) -> Tokens:
     """What the model responses of a Builder's messages ``first``..``last`` cost."""
-    return total(rows.range_sums(c, bid, first, last, splits(c, home)), home)
+    return total(_priced(lambda sp: rows.range_sums(c, bid, first, last, sp), home), home)
 
 
 class ReportRow(BaseModel):
@@ -148,13 +150,11 @@ def report(
     projects (``nested``: or below them) or all."""
     if by not in BY:
         raise ValueError(f"--by takes one of {', '.join(BY)}, not {by!r}")
-    split = splits(c, home)
     scope = {"since": since, "until": until, "projects": projects, "nested": nested}
-    grouped = rows.sums(c, by, splits=split, **scope)  # type: ignore[arg-type]
+    grouped = _priced(lambda sp: rows.sums(c, by, splits=sp, kinds=True, **scope), home)  # type: ignore[arg-type]
     groups: dict[str, Tokens] = {}
     for s in grouped:
         _add(groups.setdefault(s.group, Tokens()), s, home)
-    kinds = rows.sums(c, "kind", splits=split, **scope)  # type: ignore[arg-type]
     return Report(
         by=by,
         since=since,
@@ -162,7 +162,7 @@ def report(
         projects=projects,
         rows=[ReportRow(group=g, tokens=t) for g, t in sorted(groups.items())],
         total=total(grouped, home),
-        subagents=total((s for s in kinds if s.group == "subagent"), home),
+        subagents=total((s for s in grouped if s.sub), home),
         models=per_model(grouped, home),
         prices=pricing.provenance(home),
     )

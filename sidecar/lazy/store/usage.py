@@ -223,7 +223,6 @@ def _alone(splits: dict[str, int]) -> tuple[str, list[object]]:
     )
 
 
-
 def range_sums(
     c: sqlite3.Connection, bid: str, first: int, last: int, splits: dict[str, int] | None = None
 ) -> list[Sum]:

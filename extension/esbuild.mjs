@@ -26,7 +26,11 @@ const extension = {
 
 const webview = {
   ...common,
-  entryPoints: ["src/webview/transcript.ts", "src/webview/answer.ts"],
+  entryPoints: [
+    { in: "src/webview/transcript.ts", out: "transcript" },
+    { in: "src/webview/answer.ts", out: "answer" },
+    { in: "src/usage/page.ts", out: "usage" },
+  ],
   outdir: "dist/webview",
   platform: "browser",
   format: "iife",
@@ -36,6 +40,7 @@ const webview = {
 async function copyAssets() {
   await mkdir("dist/webview", { recursive: true });
   for (const css of ["transcript.css", "answer.css"]) await copyFile(`src/webview/${css}`, `dist/webview/${css}`);
+  await copyFile("src/usage/usage.css", "dist/webview/usage.css");
 }
 
 const copyPlugin = {

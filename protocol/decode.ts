@@ -20,6 +20,39 @@ export const sidechainInfo: Decoder<P.SidechainInfo> = obj<P.SidechainInfo>({
   message_count: optional(int),
 });
 
+export const modelTokens: Decoder<P.ModelTokens> = obj<P.ModelTokens>({
+  responses: optional(int),
+  input: optional(int),
+  output: optional(int),
+  cache_read: optional(int),
+  cache_write: optional(int),
+  reasoning: optional(int),
+  cost_micros: optional(nullable(int)),
+  unpriced: optional(int),
+  model: optional(nullable(str)),
+  provider: optional(nullable(str)),
+});
+
+export const tokens: Decoder<P.Tokens> = obj<P.Tokens>({
+  responses: optional(int),
+  input: optional(int),
+  output: optional(int),
+  cache_read: optional(int),
+  cache_write: optional(int),
+  reasoning: optional(int),
+  cost_micros: optional(nullable(int)),
+  unpriced: optional(int),
+});
+
+export const usageInfo: Decoder<P.UsageInfo> = obj<P.UsageInfo>({
+  total: optional(tokens),
+  main: optional(tokens),
+  subagents: optional(tokens),
+  models: optional(arr(modelTokens)),
+  context: optional(nullable(int)),
+  prices: optional(str),
+});
+
 export const builderInfo: Decoder<P.BuilderInfo> = obj<P.BuilderInfo>({
   id: str,
   short_id: str,
@@ -34,6 +67,7 @@ export const builderInfo: Decoder<P.BuilderInfo> = obj<P.BuilderInfo>({
   sidechains: optional(arr(sidechainInfo)),
   forked_from: optional(nullable(str)),
   alias: optional(nullable(str)),
+  usage: optional(nullable(usageInfo)),
 });
 
 export const buildersDidChange: Decoder<P.BuildersDidChange> = obj<P.BuildersDidChange>({
@@ -166,6 +200,7 @@ export const task: Decoder<P.Task> = obj<P.Task>({
   builder_id: str,
   from_message: int,
   to_message: int,
+  usage: optional(nullable(tokens)),
 });
 
 export const tasksListResult: Decoder<P.TasksListResult> = obj<P.TasksListResult>({
@@ -250,6 +285,7 @@ export const messageView: Decoder<P.MessageView> = obj<P.MessageView>({
   absorbed: optional(arr(int)),
   turn: optional(int),
   harness: optional(bool),
+  tokens: optional(nullable(tokens)),
 });
 
 export const transcriptsPageResult: Decoder<P.TranscriptsPageResult> = obj<P.TranscriptsPageResult>({
@@ -258,6 +294,23 @@ export const transcriptsPageResult: Decoder<P.TranscriptsPageResult> = obj<P.Tra
   messages: arr(messageView),
   total: int,
   next_start: nullable(int),
+});
+
+export const reportRow: Decoder<P.ReportRow> = obj<P.ReportRow>({
+  group: str,
+  tokens: tokens,
+});
+
+export const usageReportResult: Decoder<P.UsageReportResult> = obj<P.UsageReportResult>({
+  by: str,
+  since: optional(nullable(str)),
+  until: optional(nullable(str)),
+  projects: optional(nullable(arr(str))),
+  rows: optional(arr(reportRow)),
+  total: optional(tokens),
+  subagents: optional(tokens),
+  models: optional(arr(modelTokens)),
+  prices: optional(str),
 });
 
 /** The decoder of each request's result. */
@@ -276,6 +329,7 @@ export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["res
   "import/run": importResult,
   "capture/status": captureStatusResult,
   "doctor/run": doctorReport,
+  "usage/report": usageReportResult,
 };
 
 /** The decoder of each notification's params. */

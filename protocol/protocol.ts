@@ -34,6 +34,7 @@ export interface BuilderInfo {
   sidechains?: SidechainInfo[];
   forked_from?: string | null;
   alias?: string | null;
+  usage?: UsageInfo | null;
 }
 
 export interface BuildersDidChange {
@@ -181,6 +182,27 @@ export interface MessageView {
   turn?: number;
   /** Default false. */
   harness?: boolean;
+  tokens?: Tokens | null;
+}
+
+export interface ModelTokens {
+  /** Default 0. */
+  responses?: number;
+  /** Default 0. */
+  input?: number;
+  /** Default 0. */
+  output?: number;
+  /** Default 0. */
+  cache_read?: number;
+  /** Default 0. */
+  cache_write?: number;
+  /** Default 0. */
+  reasoning?: number;
+  cost_micros?: number | null;
+  /** Default 0. */
+  unpriced?: number;
+  model?: string | null;
+  provider?: string | null;
 }
 
 export interface NoParams {}
@@ -204,6 +226,11 @@ export interface QuarantineInfo {
   file: string;
   line: number;
   reason: string;
+}
+
+export interface ReportRow {
+  group: string;
+  tokens: Tokens;
 }
 
 export interface SearchGroup {
@@ -300,6 +327,7 @@ export interface Task {
   builder_id: string;
   from_message: number;
   to_message: number;
+  usage?: Tokens | null;
 }
 
 export interface TasksListParams {
@@ -338,6 +366,32 @@ export interface TodoItem {
   text: string;
   /** Default "pending". */
   status?: string;
+}
+
+/**
+ * Tokens of some model responses, each counted once, and what they cost.
+ *
+ * ``input`` is the input billed at the full rate (cache reads and writes apart);
+ * ``output`` includes ``reasoning``. ``cost_micros`` is in millionths of a US dollar, of
+ * the responses whose model has a known price; ``unpriced`` responses had none (their
+ * cost is unknown, never counted as 0); None when no response has a price.
+ */
+export interface Tokens {
+  /** Default 0. */
+  responses?: number;
+  /** Default 0. */
+  input?: number;
+  /** Default 0. */
+  output?: number;
+  /** Default 0. */
+  cache_read?: number;
+  /** Default 0. */
+  cache_write?: number;
+  /** Default 0. */
+  reasoning?: number;
+  cost_micros?: number | null;
+  /** Default 0. */
+  unpriced?: number;
 }
 
 /** One tool call paired with its result: the input in full, what came back. */
@@ -392,6 +446,44 @@ export interface TranscriptsPageResult {
   next_start: number | null;
 }
 
+/**
+ * A Builder's usage: totals, its subagents' part apart, per model, and the provenance
+ * of the prices (``prices of genai-prices 0.2.3``).
+ */
+export interface UsageInfo {
+  total?: Tokens;
+  main?: Tokens;
+  subagents?: Tokens;
+  models?: ModelTokens[];
+  context?: number | null;
+  /** Default "". */
+  prices?: string;
+}
+
+export interface UsageReportParams {
+  /** Default "day". */
+  by?: "day" | "week" | "project" | "agent" | "model";
+  since?: string | null;
+  until?: string | null;
+  workspace_folders?: string[];
+  /** Default false. */
+  all_projects?: boolean;
+}
+
+/** Tokens and cost per group (``lazy usage --json``). */
+export interface UsageReportResult {
+  by: string;
+  since?: string | null;
+  until?: string | null;
+  projects?: string[] | null;
+  rows?: ReportRow[];
+  total?: Tokens;
+  subagents?: Tokens;
+  models?: ModelTokens[];
+  /** Default "". */
+  prices?: string;
+}
+
 /** Every custom method: a request or a notification, and who sends it. */
 export const METHODS = {
   "builders/list": { kind: "request", direction: "client->server" },
@@ -408,6 +500,7 @@ export const METHODS = {
   "import/run": { kind: "request", direction: "client->server" },
   "capture/status": { kind: "request", direction: "client->server" },
   "doctor/run": { kind: "request", direction: "client->server" },
+  "usage/report": { kind: "request", direction: "client->server" },
   "builders/didChange": { kind: "notification", direction: "server->client" },
   "capture/didFail": { kind: "notification", direction: "server->client" },
 } as const;
@@ -461,6 +554,8 @@ export const ImportRun = { method: "import/run", kind: "request" } as const;
 export const CaptureStatus = { method: "capture/status", kind: "request" } as const;
 /** lazy doctor's health sweep: one line per check; it only looks. */
 export const DoctorRun = { method: "doctor/run", kind: "request" } as const;
+/** Tokens and cost by day, week, project, agent or model over a span. */
+export const UsageReport = { method: "usage/report", kind: "request" } as const;
 /** Builders captured or imported (debounced). */
 export const BuildersDidChange = { method: "builders/didChange", kind: "notification" } as const;
 /** A capture failed; the file, line and reason. */
@@ -482,6 +577,7 @@ export interface Requests {
   "import/run": { params: ImportParams; result: ImportResult };
   "capture/status": { params: NoParams; result: CaptureStatusResult };
   "doctor/run": { params: NoParams; result: DoctorReport };
+  "usage/report": { params: UsageReportParams; result: UsageReportResult };
 }
 
 /** Each notification's params. */

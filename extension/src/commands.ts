@@ -11,6 +11,7 @@ import { importConversations } from "./views/importer";
 import { showOpenBuilder } from "./views/openBuilder";
 import { showSearch } from "./views/search";
 import { termsArg } from "./text";
+import { UsagePanel } from "./usage/panel";
 
 // lazy.openTranscript(builder, number?, sessionId?, terms?): the Builder's line, or a subagent's,
 // at a message, with the terms (a search hit's) highlighted there
@@ -70,6 +71,13 @@ const importAll = needsSidecar((ctx) => async ({ client }) => {
   await importConversations({ client, scope: () => ctx.builders.scope(), progress: ctx.sidecar, log: ctx.log });
 });
 
+// Lazy: Usage, one panel for the window (made on first use; it lets itself go when closed)
+let usagePanel: UsagePanel | undefined;
+const showUsage: Factory = (ctx) => () => {
+  usagePanel ??= new UsagePanel({ extensionUri: ctx.extensionUri, client: ctx.client, scope: () => ctx.builders.scope(), log: ctx.log });
+  usagePanel.show();
+};
+
 export const COMMANDS: CommandTable = [
   ["lazy.openTranscript", openTranscript],
   ["lazy.openAsText", openTranscriptAsText],
@@ -79,6 +87,7 @@ export const COMMANDS: CommandTable = [
   ["lazy.search", search],
   ["lazy.openBuilder", openBuilder],
   ["lazy.import", importAll],
+  ["lazy.usage", showUsage],
   ["lazy.restartSidecar", (ctx) => () => ctx.sidecar.restart("same")],
   ["lazy.showLog", (ctx) => () => { ctx.log.show(); }],
 ];

@@ -6,9 +6,10 @@ the sidecar protocol) use the pydantic models below.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from lazy.records import ONESHOT_MARKER as ONESHOT_MARKER
 from lazy.records import Entry as Entry
@@ -27,6 +28,43 @@ class SidechainInfo(BaseModel):
     message_count: int = 0
 
 
+class Tokens(BaseModel):
+    """Tokens of some model responses, each counted once, and what they cost.
+
+    ``input`` is the input billed at the full rate (cache reads and writes apart);
+    ``output`` includes ``reasoning``. ``cost_micros`` is in millionths of a US dollar, of
+    the responses whose model has a known price; ``unpriced`` responses had none (their
+    cost is unknown, never counted as 0); None when no response has a price."""
+
+    responses: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    cost_micros: int | None = None
+    unpriced: int = 0
+    # the exact sum cost_micros rounds (sums of many responses are rounded once)
+    _exact: Decimal | None = PrivateAttr(default=None)
+
+
+class ModelTokens(Tokens):
+    model: str | None = None
+    provider: str | None = None
+
+
+class UsageInfo(BaseModel):
+    """A Builder's usage: totals, its subagents' part apart, per model, and the provenance
+    of the prices (``prices of genai-prices 0.2.3``)."""
+
+    total: Tokens = Field(default_factory=Tokens)
+    main: Tokens = Field(default_factory=Tokens)  # the Builder's own line
+    subagents: Tokens = Field(default_factory=Tokens)
+    models: list[ModelTokens] = Field(default_factory=list)
+    context: int | None = None  # the input of its latest main response: its context size
+    prices: str = ""
+
+
 class BuilderInfo(BaseModel):
     id: str
     short_id: str
@@ -41,6 +79,7 @@ class BuilderInfo(BaseModel):
     sidechains: list[SidechainInfo] = Field(default_factory=list)
     forked_from: str | None = None
     alias: str | None = None  # its name in the session registry (`lazy alias`), if any
+    usage: UsageInfo | None = None  # tokens and cost, where the surface asked for them
 
 
 ToolKind = Literal[
@@ -124,6 +163,7 @@ class MessageView(BaseModel):
     absorbed: list[int] = Field(default_factory=list)
     turn: int = 0  # the number of the user message that opened this turn; 0: before any
     harness: bool = False  # the whole message is the harness's, not anyone's words
+    tokens: Tokens | None = None  # what this model response cost, when the agent says
 
 
 class SidechainView(BaseModel):
@@ -151,6 +191,7 @@ class Task(BaseModel):
     builder_id: str
     from_message: int  # numbers from 1 in the Builder, both ends included
     to_message: int
+    usage: Tokens | None = None  # what the range's model responses cost
 
 
 class QuarantineInfo(BaseModel):

@@ -44,6 +44,27 @@ class MessagePart:
 
 
 @dataclass(slots=True)
+class Usage:
+    """The tokens one model response cost, as its agent recorded them, counted once.
+
+    ``input`` is the input billed at the full rate (cache reads and writes apart), ``output``
+    includes reasoning, ``reasoning`` says how much of it was (None: the agent does not say).
+    ``ukey`` is the response's identity wherever it is copied (a fork or resume copies it):
+    the store counts each ukey once."""
+
+    key: str  # the message (MessagePart.key) the tokens were spent on
+    ukey: str
+    timestamp: str | None
+    model: str | None
+    provider: str | None
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int | None = None
+
+
+@dataclass(slots=True)
 class SessionFacts:
     """Per-session facts a reader learns while streaming; merged across capture batches."""
 
@@ -106,5 +127,6 @@ class ReadBatch:
     # boilerplate because the built-in command they introduced arrived
     retract: dict[str, list[str]] = field(default_factory=dict)
     spawns: set[tuple[str, str]] = field(default_factory=set)  # (session, agent id) it ran
+    usage: dict[str, list[Usage]] = field(default_factory=dict)  # tokens per model response
     unknown_types: dict[str, int] = field(default_factory=dict)
     lines: int = 0

@@ -45,9 +45,12 @@ def iso(at: datetime) -> str:
 
 
 def assistant_message(
-    content: str | list[dict[str, Any]], message_id: str | None = None
+    content: str | list[dict[str, Any]],
+    message_id: str | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The API message a 2.0.x assistant line holds: a text reply, or the blocks given."""
+    """The API message a 2.0.x assistant line holds: a text reply, or the blocks given;
+    ``usage``: its ``message.usage`` (Anthropic's field names), else 3 in / 7 out."""
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     return {
         "id": message_id or f"msg_{uuid.uuid4().hex[:20]}",
@@ -55,7 +58,7 @@ def assistant_message(
         "role": "assistant",
         "model": MODEL,
         "content": blocks,
-        "usage": {"input_tokens": 3, "output_tokens": 7},
+        "usage": usage or {"input_tokens": 3, "output_tokens": 7},
     }
 
 
@@ -123,12 +126,11 @@ class Session:
 
     def assistant_line(
         self, content: str | list[dict[str, Any]], *, message_id: str | None = None,
-        request_id: str | None = None, **extra: Any,
+        request_id: str | None = None, usage: dict[str, Any] | None = None, **extra: Any,
     ) -> dict[str, Any]:  # fmt: skip
         rid = request_id or f"req_{self.n}"
-        return self.line(
-            "assistant", requestId=rid, message=assistant_message(content, message_id), **extra
-        )
+        message = assistant_message(content, message_id, usage)
+        return self.line("assistant", requestId=rid, message=message, **extra)
 
     def tool_use_line(
         self, name: str, tool_input: dict[str, Any], tool_id: str, *, text: str | None = None,

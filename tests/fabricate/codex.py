@@ -55,6 +55,7 @@ class Rollout:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.turns = 0
         self.calls = 0
+        self.total: dict[str, int] = {}  # the running token_count total
         self.start = self._ts()
         if meta:
             payload: dict[str, Any] = {
@@ -179,6 +180,31 @@ class Rollout:
         out.append(self.assistant_item(reply))
         out.append(self.line("event_msg", {"type": "task_complete", "turn_id": turn}))
         return out
+
+    def token_count(self, input_tokens: int, cached: int, output: int, reasoning: int = 0) -> bytes:
+        """The ``event_msg/token_count`` Codex writes after a model response: that response's
+        tokens (``last_token_usage``) and the thread's running total. Codex writes it again,
+        totals unchanged, when only its rate limits changed: :meth:`token_count_again`."""
+        last = {
+            "input_tokens": input_tokens,
+            "cached_input_tokens": cached,
+            "output_tokens": output,
+            "reasoning_output_tokens": reasoning,
+            "total_tokens": input_tokens + output,
+        }
+        self.total = {k: self.total.get(k, 0) + v for k, v in last.items()}
+        return self.token_count_again(last)
+
+    def token_count_again(self, last: dict[str, int] | None = None) -> bytes:
+        info = None
+        if self.total:
+            info = {
+                "total_token_usage": dict(self.total),
+                "last_token_usage": last or dict(self.total),
+                "model_context_window": 258400,
+            }
+        limits = {"limit_id": "codex", "primary": {"used_percent": 1.0, "window_minutes": 300}}
+        return self.line("event_msg", {"type": "token_count", "info": info, "rate_limits": limits})
 
     def turn(self, prompt: str, reply: str, **kw: Any) -> list[bytes]:
         lines = self.turn_lines(prompt, reply, **kw)

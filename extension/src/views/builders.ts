@@ -4,6 +4,7 @@
 // icon. A workspace with none while the store has others says so, and offers them all.
 // Node objects are cached by their stable id: VS Code keys tree elements by identity, so a
 // partial refresh must fire the very object it handed out.
+import { usageTooltip } from "../usage/format";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "../protocol/client";
@@ -515,6 +516,7 @@ export class BuildersProvider implements vscode.TreeDataProvider<Node>, vscode.D
       `Updated: ${formatTimestamp(info.updated_at) || "unknown"}`,
       `Messages: ${info.message_count}${grew ? " (new since last opened)" : ""}`,
       ...(info.forked_from ? [`Forked from: ${info.forked_from}`] : []),
+      ...usageTooltip(info.usage),
     ].join("\n");
     // Claude Code conversations can be resumed in a terminal (lazy builder runs Claude Code)
     item.contextValue = info.tool === "claude" ? "builder.claude" : "builder";

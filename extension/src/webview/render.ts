@@ -3,6 +3,7 @@
 // attachments as labelled placeholders. All text goes in as Text nodes or through the
 // sanitiser (dom.ts, sanitize.ts); this module sets no attribute from transcript text but
 // data-* and title.
+import { tokensSpan } from "./usage";
 import type { BuilderInfo, MessageView, Part } from "../protocol";
 import { isCompaction } from "../text";
 import { bytesLabel, el, fold, oneLine, shownText, spaced } from "./dom";
@@ -118,6 +119,8 @@ function header(doc: Document, m: MessageView, opts: RenderOptions): HTMLElement
   const head = el(doc, "header", "head");
   const parts: Node[] = [el(doc, "span", "num", `#${m.number}`), el(doc, "span", "role", ROLE_LABELS[m.role] ?? m.role)];
   if (m.model) parts.push(el(doc, "span", "model", m.model));
+  const spent = tokensSpan(doc, m);
+  if (spent) parts.push(spent);
   const when = opts.formatTime(m.timestamp);
   if (when) parts.push(el(doc, "span", "time", when));
   spaced(doc, head, parts);

@@ -16,6 +16,7 @@ import { clearMarks, markTerms } from "./marks";
 import { messagesOf, Navigator } from "./nav";
 import { PromoteForm } from "./promote";
 import { builderMeta, builderTitle, renderMessage } from "./render";
+import { headerUsage } from "./usage";
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -363,7 +364,7 @@ function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
   const title = builderTitle(m.builder);
   ui.title.textContent = side ? `Subagent ${side.agent_id ?? m.sessionId?.slice(-8) ?? ""} · ${title}` : title;
   ui.title.title = plainText(m.builder.title || m.builder.summary).slice(0, 600);
-  ui.meta.textContent = plainText(builderMeta(m.builder, formatTimestamp));
+  ui.meta.textContent = [plainText(builderMeta(m.builder, formatTimestamp)), headerUsage(m.builder)].filter(Boolean).join(" · ");
   ui.parent.hidden = !side;
   // reloaded after being hidden: back to where the user was, unless sent somewhere
   const saved = parsePanelState(vscode.getState());

@@ -74,6 +74,19 @@ describe("the real sidecar", function () {
     assert.equal(r.next_cursor ?? null, null);
   });
 
+  it("answers usage/report for a project with nothing, and a bad span with -32602", async () => {
+    const r = await call("usage/report", { ...scope, by: "model", since: "30d", until: null });
+    assert.equal(r.by, "model");
+    assert.deepEqual(r.rows, []);
+    const total = r.total;
+    assert.ok(total, "usage/report answers with a total");
+    assert.equal(total.responses, 0);
+    assert.equal(total.cost_micros, null);
+    assert.match(r.prices ?? "", /^prices of genai-prices /);
+    await assert.rejects(call("usage/report", { ...scope, by: "day", since: "next tuesday", until: null }),
+      (e: { code?: number }) => e.code === ErrorCode.InvalidParams);
+  });
+
   it("answers capture/status (live capture off as asked)", async () => {
     const r = await call("capture/status", {});
     assert.equal(r.live, false);

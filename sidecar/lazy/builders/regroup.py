@@ -9,7 +9,7 @@ import sqlite3
 
 from lazy.agents.claude.reader import is_compact_summary, said
 from lazy.builders.rules import JOIN_VERSION, group
-from lazy.store import Store
+from lazy.store import Store, usage
 from lazy.store import builders as rows
 from lazy.store.archive import decompress
 from lazy.store.sessions import SessionNode, nodes
@@ -41,6 +41,7 @@ def refresh_in(c: sqlite3.Connection, *, full: bool = False) -> int:
     touched = whole | rows.builders_dirty(c, at_least=1)
     for bid in touched:
         _renumber(c, bid, whole=bid in whole)
+    usage.recount_builders(c, touched)  # a fork's copies count in its origin alone
     rows.clean(c)
     return len(touched)
 

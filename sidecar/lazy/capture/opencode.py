@@ -104,6 +104,12 @@ def _archive(c: sqlite3.Connection, fid: int, records: list[Record]) -> int:
 
 def rederive_records(c: sqlite3.Connection, fid: int, key: str, agent_name: str) -> int:
     """Re-read a session from the newest archived version of each of its records."""
+    batch = records_batch(c, fid)
+    return apply_batch(c, batch, key, agent_name, 0, replace=True, project_of=project_of)[0]
+
+
+def records_batch(c: sqlite3.Connection, fid: int) -> ReadBatch:
+    """What the reader makes of the newest archived version of each of a source's records."""
     records = [
         Record(kind, record_id, "", decompress(data), origin)
         for kind, record_id, origin, data in source_files.newest_records(c, fid)
@@ -113,8 +119,7 @@ def rederive_records(c: sqlite3.Connection, fid: int, key: str, agent_name: str)
         r.session_id = sid
     order = {"session": 0, "message": 1, "part": 2}
     records.sort(key=lambda r: (order.get(r.kind, 3), r.id))
-    batch = _said(read(records))
-    return apply_batch(c, batch, key, agent_name, 0, replace=True, project_of=project_of)[0]
+    return _said(read(records))
 
 
 def _said(batch: ReadBatch) -> ReadBatch:

@@ -43,3 +43,21 @@ def rederive_in(c: sqlite3.Connection, session_id: str) -> int:
                 batch = reader.read(lines)
                 added += apply_batch(c, batch, spath, name, generation, project_of=project_of)[0]
     return added
+
+
+def reread_usage(c: sqlite3.Connection, session_id: str) -> None:
+    """Only the usage rows of a session (and its subagents') from the raw archive through
+    today's reader: its messages stay as they are."""
+    from lazy.capture.opencode import records_batch
+    from lazy.store import usage
+
+    for fid, spath, subagent_id, name in source_files.archived_files(c, session_id):
+        a = agent(name)
+        if a.reads == "records":
+            usage.apply(c, records_batch(c, fid))
+            continue
+        sid = a.source(Path(spath)).session_id
+        for generation in source_files.generations(c, fid):
+            reader = a.make_reader(spath, sid, subagent_id)
+            for lines in source_files.archived_lines(c, fid, generation):
+                usage.apply(c, reader.read(lines))

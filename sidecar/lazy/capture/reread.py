@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 from lazy.agents.claude.reader import COMPACT_SUMMARY_OPENING, UNTAGGED_CAVEAT
 from lazy.builders.regroup import refresh_in
-from lazy.capture.rederive import rederive_in
+from lazy.capture.rederive import rederive_in, reread_usage
 from lazy.store import Store, meta
 from lazy.store.db import log_in, savepoint
 from lazy.store.messages import stored_keys
-from lazy.store.sessions import mains_opening_with
+from lazy.store.sessions import mains_opening_with, sessions_with_usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,7 @@ def reread(store: Store) -> Reread:
     session whose archive cannot be read again, or whose re-reading would drop a stored
     message, keeps its rows; that is logged."""
     out = Reread()
+    _usage(store, out)
     if _done(store.conn) >= READER_VERSION:
         return out
     with store.write() as c:
@@ -105,3 +106,32 @@ def reread(store: Store) -> Reread:
             refresh_in(c, full=True)  # regrouped in the same transaction: never seen half-done
         meta.put(c, "reader_version", str(READER_VERSION))
     return out
+
+
+def _usage(store: Store, out: Reread) -> None:
+    """The usage rows (schema v7) of the sessions stored before them, read once from the
+    raw archive by today's readers; only those rows are written (messages stay as stored,
+    nothing is re-indexed). ``meta.usage_read`` says it was done."""
+    if meta.get(store.conn, "usage_read") == "1":
+        return
+    with store.write() as c:
+        if meta.get(c, "usage_read") == "1":
+            return
+        for sid in sessions_with_usage(c):
+            with savepoint(c, "usage") as rollback:
+                try:
+                    reread_usage(c, sid)
+                except sqlite3.Error:
+                    raise
+                except Exception as e:  # this session's archive: the others still go ahead
+                    rollback()
+                    out.failed.append((sid, f"{type(e).__name__}: {e}"))
+                    log_in(
+                        c,
+                        "warning",
+                        "its token usage could not be read from the raw archive",
+                        session_id=sid,
+                        code=type(e).__name__,
+                        detail=str(e),
+                    )
+        meta.put(c, "usage_read", "1")

@@ -23,9 +23,11 @@ from lazy.cli.common import (
 from lazy.cli.promote import promote
 from lazy.cli.search import run_search
 from lazy.cli.transcript_view import Fold, layout, write
+from lazy.cli.usage import priced
 from lazy.model import BuilderInfo
 from lazy.projects import project_label
 from lazy.store.tasks import list_tasks
+from lazy.usage.report import annotate, money, with_usage
 from lazy.view.reading import list_builders, transcript
 from lazy.view.reading import task as shown_task
 
@@ -60,6 +62,9 @@ def builders_table(builders: list[BuilderInfo]) -> Table:
         table.add_column("alias", max_width=16)
     table.add_column("project", max_width=20)
     table.add_column("msgs", justify="right", no_wrap=True)
+    costs = any(b.usage and b.usage.total.responses for b in builders)
+    if costs:
+        table.add_column("cost", justify="right", no_wrap=True)
     table.add_column("summary", max_width=100)
     for b in builders:
         extra = ""
@@ -73,7 +78,10 @@ def builders_table(builders: list[BuilderInfo]) -> Table:
         row: list[str | Text] = [b.short_id, b.tool, when(b.started_at)]
         if aliases:
             row.append(_cut(b.alias or "", "bold magenta"))
-        row += [_cut(project_label(b.project)), str(b.message_count), summary]
+        row += [_cut(project_label(b.project)), str(b.message_count)]
+        if costs:
+            row.append(money(b.usage.total) if b.usage and b.usage.total.responses else "")
+        row.append(summary)
         table.add_row(*row)
     return table
 
@@ -103,6 +111,8 @@ def list_command(
 ) -> None:
     with open_store() as store:
         builders = list_builders(store.conn, scope(all_projects), limit, list(tools) or None)
+        with priced():
+            with_usage(store.conn, builders)
     builders = _named(builders)
     if as_json:
         emit_json({"builders": [b.model_dump(mode="json") for b in builders]})
@@ -116,6 +126,9 @@ def show_command(
     with open_store() as store:
         bid = resolve(store, ident)
         t = transcript(store.conn, bid)
+        annotate(
+            store.conn, t.builder, [*t.messages, *(m for s in t.sidechains for m in s.messages)]
+        )
         promoted = [shown_task(t) for t in list_tasks(store.conn, builder_id=bid)]
     t = t.model_copy(update={"builder": _named([t.builder])[0]})
     if as_json:

@@ -40,6 +40,7 @@ COMMANDS = {
     "tasks": "lazy.cli.tasks:tasks",
     "agent-image": "lazy.cli.agent_image:agent_image_group",
     "config": "lazy.cli.config:config_group",
+    "usage": "lazy.cli.usage:usage",
 }
 
 

@@ -22,6 +22,8 @@ from lazy.cli.common import (
 from lazy.model import Task
 from lazy.store.queries import short_id
 from lazy.store.tasks import get_task, list_tasks
+from lazy.tasks.listing import with_cost
+from lazy.usage.report import money
 from lazy.view import reading
 
 
@@ -45,7 +47,7 @@ def _list(all_projects: bool, as_json: bool, ident: str | None = None) -> None:
             found = list_tasks(store.conn, builder_id=resolve(store, ident))
         else:
             found = list_tasks(store.conn, projects=scope(all_projects))
-        tasks = [reading.task(t) for t in found]
+        tasks = with_cost(store.conn, [reading.task(t) for t in found])
     if as_json:
         emit_json({"tasks": [t.model_dump(mode="json") for t in tasks]})
         return
@@ -61,8 +63,10 @@ def _list(all_projects: bool, as_json: bool, ident: str | None = None) -> None:
     table.add_column("goal", overflow="ellipsis", no_wrap=True, max_width=80)
     table.add_column("source", no_wrap=True)
     table.add_column("created", no_wrap=True)
+    table.add_column("cost", justify="right", no_wrap=True)
     for t in tasks:
-        table.add_row(shown(t.code, "bold"), t.goal, _source(t), when(t.created_at))
+        cost = money(t.usage) if t.usage is not None and t.usage.responses else ""
+        table.add_row(shown(t.code, "bold"), t.goal, _source(t), when(t.created_at), cost)
     out.print(table)
 
 
@@ -102,9 +106,10 @@ def tasks_show(code: str, as_json: bool) -> None:
     """One task by its code: its fields, then its prompt."""
     with open_store() as store:
         task = get_task(store.conn, code)
+        if task is not None:
+            task = with_cost(store.conn, [reading.task(task)])[0]
     if task is None:
         raise click.ClickException(f"no task {code!r} (see `lazy tasks --all-projects`)")
-    task = reading.task(task)
     if as_json:
         emit_json(task)
         return
@@ -119,6 +124,11 @@ def tasks_show(code: str, as_json: bool) -> None:
         ),
         ("created", when(task.created_at)),
     ]
+    if task.usage is not None and task.usage.responses:
+        u = task.usage
+        rows.append(
+            ("cost", f"{money(u)} ({u.responses} model responses, {u.output:,} output tokens)")
+        )
     out.print(facts_table(rows))
     out.print()
     out.print(shown(task.prompt))

@@ -26,8 +26,19 @@ from rich.text import Text
 from lazy.cli.common import when
 from lazy.cli.output import SafeMarkdown, out, shown, terminal_console
 from lazy.cli.pager import paged
-from lazy.model import BuilderInfo, MessageView, Part, SidechainView, Task, ToolCall, Transcript
+from lazy.model import (
+    BuilderInfo,
+    MessageView,
+    Part,
+    SidechainView,
+    Task,
+    Tokens,
+    ToolCall,
+    Transcript,
+    UsageInfo,
+)
 from lazy.projects import project_label
+from lazy.usage.report import money, tokens_short
 from lazy.view.terminal import for_terminal, one_line
 
 OUTPUT_LINES = 8  # of a tool's output, folded
@@ -132,7 +143,32 @@ def header(b: BuilderInfo) -> list[Item]:
         out.append(Line([(f"fork of {b.forked_from}", "dim")]))
     if len(b.session_ids) > 1:
         out.append(Line([(f"joined from {len(b.session_ids)} session files", "dim")]))
+    if b.usage is not None and b.usage.total.responses:
+        out.append(Line(usage_line(b.usage)))
     return [*out, Line()]
+
+
+def tokens_line(t: Tokens) -> str:
+    """One response's (or a sum's) tokens: 12.1k in (10.9k cached) / 182 out."""
+    whole = t.input + t.cache_read + t.cache_write
+    cached = f" ({tokens_short(t.cache_read)} cached)" if t.cache_read else ""
+    return f"{tokens_short(whole)} in{cached} / {tokens_short(t.output)} out"
+
+
+def usage_line(u: UsageInfo) -> list[Piece]:
+    """72.4k ctx / 20.7k out · 36 responses · $1.45 (subagents $0.20) · prices of ..."""
+    t = u.total
+    pieces: list[Piece] = []
+    if u.context is not None:
+        pieces.append((f"{tokens_short(u.context)} ctx / ", ""))
+    pieces += [
+        (f"{tokens_short(t.output)} out · {t.responses} responses · ", ""),
+        (money(t), "bold green"),
+    ]
+    if u.subagents.responses:
+        pieces.append((f" (subagents {money(u.subagents)})", "magenta"))
+    pieces.append((f" · {u.prices}", "dim"))
+    return pieces
 
 
 @dataclass
@@ -152,6 +188,8 @@ class Layout:
         head.append((f"  {when(m.timestamp)}", "dim"))
         if m.model and m.role == "assistant":
             head.append((f"  {m.model}", "dim"))
+        if m.tokens is not None:
+            head.append((f"  {tokens_line(m.tokens)}", "dim"))
         out: list[Item] = [Line(head, indent)]
         for p in m.parts:
             out += self.part(p, indent + 2)

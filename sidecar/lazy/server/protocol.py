@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lazy import agents
 from lazy.model import BuilderInfo, DoctorReport, ImportReport, MessageView, SearchResults, Task
+from lazy.usage.report import Report
 
 # The agents, written out for the JSON Schema (a static Literal); a unit test holds it equal
 # to lazy.agents.TOOLS, the one list of agents, from which the default below is taken.
@@ -226,6 +227,21 @@ class CaptureStatusResult(BaseModel):
     last_failure: CaptureFailure | None = None
 
 
+# ---- usage ----------------------------------------------------------------------------------
+
+
+class UsageReportParams(Params):
+    by: Literal["day", "week", "project", "agent", "model"] = "day"
+    since: str | None = None  # as `lazy usage --since`: a date or time, today, 7d, 2w ...
+    until: str | None = None  # exclusive
+    workspace_folders: list[str] = Field(default_factory=list)  # projects at or below these
+    all_projects: bool = False
+
+
+class UsageReportResult(Report):
+    """Tokens and cost per group (``lazy usage --json``)."""
+
+
 class BuildersDidChange(BaseModel):
     builder_ids: list[str]  # the Builders that changed (new or grown)
     reason: Literal["captured", "imported"]
@@ -278,6 +294,8 @@ METHODS: tuple[Method, ...] = (
            "Whether live capture runs, and its last failure."),
     Method("doctor/run", "request", "client->server", NoParams, DoctorReport,
            "lazy doctor's health sweep: one line per check; it only looks."),
+    Method("usage/report", "request", "client->server", UsageReportParams, UsageReportResult,
+           "Tokens and cost by day, week, project, agent or model over a span."),
     Method("builders/didChange", "notification", "server->client", BuildersDidChange, None,
            "Builders captured or imported (debounced)."),
     Method("capture/didFail", "notification", "server->client", CaptureFailure, None,

@@ -13,7 +13,7 @@ import orjson
 from lazy.blocks import role_of, spoken
 from lazy.os.clock import now_iso
 from lazy.records import MessagePart, ReadBatch
-from lazy.store import sessions
+from lazy.store import sessions, usage
 from lazy.store.archive import compress_raw, pack_blocks, unpack_blocks
 
 
@@ -122,6 +122,7 @@ def apply_batch(
         if a or u or relink:
             touched.add(key)
             sessions.mark_dirty(c, key, 2 if relink else 1)
+    usage.apply(c, batch)  # after the sessions: which copy counts asks what each one is
     return added, updated, touched
 
 

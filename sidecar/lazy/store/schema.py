@@ -278,6 +278,29 @@ MIGRATIONS: list[str] = [
     UPDATE capture_log SET last_at = at;
     CREATE INDEX capture_log_path ON capture_log(path, id);
     """,
+    # 7: the tokens of each model response, counted once (lazy.store.usage)
+    """
+    -- one row a model response, derived from the raw lines by its agent's reader (like
+    -- messages); a fork or resume copy of a response holds the same ukey, and only the row
+    -- with counted = 1 (the earliest, the original before a copy) counts in any total
+    CREATE TABLE usage(
+        session_id TEXT NOT NULL,
+        ukey TEXT NOT NULL,
+        key TEXT NOT NULL,              -- the message (messages.key) the tokens were spent on
+        ts TEXT,
+        model TEXT,
+        provider TEXT,
+        input INTEGER NOT NULL DEFAULT 0,        -- billed at the full input rate
+        output INTEGER NOT NULL DEFAULT 0,       -- reasoning included
+        cache_read INTEGER NOT NULL DEFAULT 0,
+        cache_write INTEGER NOT NULL DEFAULT 0,
+        reasoning INTEGER,                       -- of output; NULL: the agent does not say
+        counted INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY(session_id, ukey)
+    );
+    CREATE INDEX usage_ukey ON usage(ukey);
+    CREATE INDEX usage_ts ON usage(counted, ts);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -195,6 +195,9 @@ def family(c: sqlite3.Connection, session_id: str) -> list[str]:
 
 def forget(c: sqlite3.Connection, keys: list[str]) -> None:
     """Delete sessions and every row derived for them (the raw archive stays)."""
+    from lazy.store import usage  # usage imports nothing of this module's: no cycle at load
+
+    usage.forget(c, keys)
     for table, col in (
         ("messages", "session_id"),
         ("entries", "session_id"),
@@ -370,5 +373,20 @@ def mains_opening_with(
             " WHERE s.tool = ?1 AND s.kind = 'main' AND s.version LIKE ?2 || '%'"
             f" AND m.role = 'user' AND m.meta = 0 AND ({opens})",
             (agent, version, *openings),
+        )
+    ]
+
+
+def sessions_with_usage(c: sqlite3.Connection) -> list[str]:
+    """The main sessions whose model responses may have tokens no usage row holds yet: a
+    Codex thread (its token counts were not read before), a session with a message whose
+    usage the store kept (an indexed look-up per session), and none with usage rows."""
+    return [
+        r[0]
+        for r in c.execute(
+            "SELECT id FROM sessions s WHERE kind = 'main'"
+            " AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.session_id = s.id)"
+            " AND (tool = 'codex' OR EXISTS (SELECT 1 FROM messages m"
+            " WHERE m.session_id = s.id AND m.usage IS NOT NULL))"
         )
     ]

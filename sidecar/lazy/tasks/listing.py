@@ -10,6 +10,7 @@ from lazy.model import Task
 from lazy.projects import is_under
 from lazy.store.queries import builder_projects
 from lazy.store.tasks import list_tasks
+from lazy.usage.report import range_usage
 from lazy.view.reading import task as shown
 from lazy.view.redaction import redactor
 
@@ -17,7 +18,7 @@ from lazy.view.redaction import redactor
 def tasks_of_builder(conn: sqlite3.Connection, bid: str, *, home: Path | None = None) -> list[Task]:
     """What was promoted from the Builder ``bid``, by range."""
     redact = redactor(home)
-    return [shown(t, redact) for t in list_tasks(conn, builder_id=bid)]
+    return with_cost(conn, [shown(t, redact) for t in list_tasks(conn, builder_id=bid)], home)
 
 
 def tasks_under(
@@ -30,7 +31,18 @@ def tasks_under(
     if folders is not None:
         projects = builder_projects(conn)
         items = [t for t in items if _under(projects.get(t.builder_id), folders)]
-    return [shown(t, redact) for t in items]
+    return with_cost(conn, [shown(t, redact) for t in items], home)
+
+
+def with_cost(conn: sqlite3.Connection, tasks: list[Task], home: Path | None = None) -> list[Task]:
+    """Each task with what the model responses of its range cost (derived from the usage
+    rows, so a re-read or a price change shows at once)."""
+    return [
+        t.model_copy(
+            update={"usage": range_usage(conn, t.builder_id, t.from_message, t.to_message, home)}
+        )
+        for t in tasks
+    ]
 
 
 def _under(project: str | None, folders: list[str]) -> bool:

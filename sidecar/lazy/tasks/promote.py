@@ -17,6 +17,8 @@ from lazy.os.clock import now_iso
 from lazy.store import Store
 from lazy.store.queries import short_id
 from lazy.store.tasks import code_exists, exact_task, insert_task, last_number, overlapping
+from lazy.tasks.listing import with_cost
+from lazy.usage.report import range_usage
 from lazy.view.messages import as_text
 from lazy.view.reading import builder_info, message_page
 
@@ -165,6 +167,7 @@ def create(
             builder_id=plan.builder.id,
             from_message=plan.first,
             to_message=plan.last,
+            usage=range_usage(c, plan.builder.id, plan.first, plan.last),
         )
         insert_task(c, task)
     return task
@@ -190,4 +193,4 @@ def promote(
     code = (code or "").strip() or default_code(store.conn, goal)
     prompt = prompt if prompt and prompt.strip() else seed(plan.messages)
     task = create(store, plan, goal=goal, code=code, parent=parent, prompt=prompt)
-    return task, plan.overlaps
+    return task, with_cost(store.conn, plan.overlaps)  # each with its range's cost, as listed

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from lazy.agents.claude.usage import usage_of
 from lazy.agents.jsonl import Line, read_records
 from lazy.agents.lines import SessionLines
 from lazy.blocks import clip, result_block
@@ -451,8 +452,18 @@ class ClaudeReader(SessionLines):
             facts.head_msg = mid
         usage = message.get("usage")
         rid = obj.get("requestId")
+        mkey = mid if isinstance(mid, str) and mid else uuid
+        spent = usage_of(
+            mkey,
+            usage,
+            rid if isinstance(rid, str) else None,
+            ts,
+            model if isinstance(model, str) else None,
+        )
+        if spent is not None:
+            batch.usage.setdefault(key, []).append(spent)
         return MessagePart(
-            mid if isinstance(mid, str) and mid else uuid,
+            mkey,
             uuid,
             "assistant",
             normalize_blocks(content),

@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from lazy.agents.codex import usage as tokens
 from lazy.agents.jsonl import Line, read_records
 from lazy.agents.lines import SessionLines
 from lazy.agents.nesting import too_deep
@@ -149,6 +150,8 @@ class CodexReader(SessionLines):
         self._said: dict[tuple[str, str], int] = {}  # (channel, hash) -> times in this turn
         self._placed: dict[str, str] = {}  # synthesized key -> the key its message got
         self._started = False
+        self._total: tuple[int, ...] | None = None  # the last cumulative token_count
+        self._spent_on: str | None = None  # the last model-written message: tokens go there
 
     # -- state carried across captures -------------------------------------------------------
 
@@ -171,6 +174,9 @@ class CodexReader(SessionLines):
         self._meta_seen = True
         self._said = {(k[0], k[2:]): int(v) for k, v in cur.get("said", {}).items()}
         self._placed = dict(cur.get("placed", {}))
+        total = cur.get("total")
+        self._total = tuple(int(n) for n in total) if isinstance(total, list) else None
+        self._spent_on = cur.get("spent_on")
 
     def _save(self, f: SessionFacts) -> None:
         f.cursor = orjson.dumps(
@@ -180,6 +186,8 @@ class CodexReader(SessionLines):
                 "model": self._model,
                 "said": {f"{c}:{h}": n for (c, h), n in self._said.items()},
                 "placed": self._placed,
+                "total": list(self._total) if self._total is not None else None,
+                "spent_on": self._spent_on,
             }
         ).decode()
 
@@ -323,6 +331,8 @@ class CodexReader(SessionLines):
             provider=f.provider,
         )
         batch.parts.setdefault(self.sid, []).append(part)
+        if role in ("assistant", "reasoning", "tool_call"):
+            self._spent_on = key
 
     def _item(
         self, batch: ReadBatch, f: SessionFacts, p: dict[str, Any], ts: str | None, line_no: int
@@ -395,10 +405,33 @@ class CodexReader(SessionLines):
             if isinstance(text, str) and text:
                 blocks = [{"type": "thinking", "text": text}]
                 self._message(batch, f, "reasoning", blocks, ts, line_no, channel="e")
+        elif kind == "token_count":
+            self._token_count(batch, f, p, ts)
         elif kind == "thread_name_updated":
             name = _str(p.get("thread_name")) or _str(p.get("name"))
             if name:
                 f.title = name
+
+    def _token_count(
+        self, batch: ReadBatch, f: SessionFacts, p: dict[str, Any], ts: str | None
+    ) -> None:
+        now = tokens.totals(p)
+        if now is None:
+            return
+        lineage = f.copied_from if f.forked and f.copied_from else self.sid
+        key = self._spent_on or f"{self._turn or 't0'}-tokens"
+        spent = tokens.step(
+            self._total,
+            now,
+            key=key,
+            lineage=lineage,
+            ts=ts,
+            model=self._model,
+            provider=f.provider,
+        )
+        self._total = now
+        if spent is not None:
+            batch.usage.setdefault(self.sid, []).append(spent)
 
 
 def _str(v: Any) -> str | None:

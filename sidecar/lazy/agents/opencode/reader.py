@@ -20,6 +20,7 @@ from lazy.agents.opencode.records import (
     mapping,
     string,
 )
+from lazy.agents.opencode.usage import usage_of
 from lazy.blocks import clip, result_block
 from lazy.records import ONESHOT_MARKER, MessagePart, Quarantined, ReadBatch, SessionFacts
 
@@ -193,6 +194,8 @@ def _part_of(msg: _Msg, batch: ReadBatch) -> MessagePart | None:
     tokens = d.get("tokens")
     usage = tokens if role == "assistant" and isinstance(tokens, dict) else None
 
+    if usage is not None and (spent := usage_of(msg.mid, usage, ts, model_id, provider)):
+        batch.usage.setdefault(msg.sid, []).append(spent)
     f = _facts(batch, msg.sid)
     f.saw(ts)
     f.saw(iso_ms(time.get("completed")))

@@ -21,6 +21,7 @@ from lazy.server.features import (
     search,
     tasks,
     transcripts,
+    usage,
 )
 from lazy.server.sidecar import Sidecar
 
@@ -34,4 +35,5 @@ FEATURES: tuple[Callable[[Sidecar], None], ...] = (
     imports.register,
     capture.register,
     doctor.register,
+    usage.register,
 )

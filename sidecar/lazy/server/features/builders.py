@@ -30,6 +30,7 @@ from lazy.server.protocol import (
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
 from lazy.store.queries import BuilderSource, builder_sources
+from lazy.usage.report import builder_usage, with_usage
 from lazy.view.reading import builders_count
 
 
@@ -73,11 +74,15 @@ def register(ls: Sidecar) -> None:
             total = builders_count(
                 conn, under=under, tools=list(p.tools), text=p.text, home=ls.home
             )
+        with_usage(conn, items, home=ls.home)  # the tree's tooltip shows tokens and cost
         return BuildersListResult(items=items, next_cursor=_cursor(after), total=total)
 
     @request(ls, "builders/get")
     def builders_get(ls: Sidecar, p: BuildersGetParams) -> BuilderInfo:
-        return named_builder(ls.store().conn, p.id, home=ls.home)
+        conn = ls.store().conn
+        info = named_builder(conn, p.id, home=ls.home)
+        info.usage = builder_usage(conn, info.id, home=ls.home)
+        return info
 
     @request(ls, "builders/name")
     def builders_name(ls: Sidecar, p: BuildersNameParams) -> BuilderInfo:

@@ -112,6 +112,12 @@ def as_text(m: ReadMessage) -> str:
     return f"{head}\n{m.text}\n"
 
 
+def _cost(m: ReadMessage) -> int:
+    """A message's tokens as the caller receives it: the larger of its text rendering and its
+    JSON (Claude Code hands the model the structured content, keys and escapes included)."""
+    return max(tokens(as_text(m)), tokens(m.model_dump_json()))
+
+
 @dataclass
 class Page:
     messages: list[ReadMessage] = field(default_factory=list)
@@ -126,16 +132,16 @@ def fill(views: Iterable[MessageView], budget: int, *, full: bool) -> Page:
     page = Page()
     for v in views:
         m = shown(v, full=full)
-        n = tokens(as_text(m))
+        n = _cost(m)
         if page.tokens + n > budget:
             if page.messages:
                 page.stopped_at = v.number
                 return page
-            room = max(budget * CHARS_PER_TOKEN - 200, 200)
+            room = max(budget * CHARS_PER_TOKEN - 400, 200)
             left = len(m.text) - room
             m.text = m.text[:room] + f"\n… [message cut to the budget: {left:,} chars left out]"
             page.cut = True
-            n = tokens(as_text(m))
+            n = _cost(m)
         page.messages.append(m)
         page.tokens += n
     return page

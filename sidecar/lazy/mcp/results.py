@@ -78,7 +78,7 @@ class ReadOutput(BaseModel):
     first: int
     last: int
     messages: list[ReadMessage]
-    tokens: int  # estimated tokens of this page (about 4 characters a token)
+    tokens: int  # estimated tokens of this page's messages (about 4 characters a token)
     next_start: int | None  # where the next page starts; None: this is the end
     next: str  # how to get the next page, in words
 

@@ -131,7 +131,8 @@ def build(
     """The server over the store in ``home`` (default $LAZY_HOME) for the project of ``cwd``
     (default the working directory: agents start their MCP servers in their project)."""
     h = History(home or lazy_home(), cwd or os.getcwd(), runner)
-    mcp = FastMCP(NAME, instructions=INSTRUCTIONS)
+    # WARNING: the SDK logs every request at INFO, on stderr, into the agent's MCP log
+    mcp = FastMCP(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     mcp._mcp_server.version = __version__
     _finding(mcp, h)
     _reading(mcp, h)

@@ -208,3 +208,10 @@ async def test_transcript_controls_are_shown_not_sent(world: World) -> None:
     said = r.structuredContent["messages"][0]["text"]
     assert "\x1b" not in said and "\u202e" not in said and "\\x1b]52" in said
     assert "\x1b" not in text_of(r) and "\\u202e" in text_of(r)
+
+
+async def test_tool_descriptions_are_dedented(world: World) -> None:
+    async with connected(world) as client:
+        tools = (await client.list_tools()).tools
+    for t in tools:
+        assert t.description is not None and "\n " not in t.description, (t.name, t.description)

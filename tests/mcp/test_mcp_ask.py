@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from conftest import A, World, call, fails
 from lazy.mcp.server import build
 from lazy.model import ONESHOT_MARKER
+from support.mcp_world import A, World, call, fails
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from mcp.client.stdio import stdio_client
 
-from conftest import A, World, text_of
 from mcp import ClientSession, StdioServerParameters
+from support.mcp_world import A, World, text_of
 from support.search import env_for
 
 pytestmark = pytest.mark.asyncio

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import (
+from lazy.mcp.pages import CHARS_PER_TOKEN
+from support.mcp_world import (
     LONG,
     LONG_TURNS,
     OTHER,
@@ -17,7 +18,6 @@ from conftest import (
     fails,
     text_of,
 )
-from lazy.mcp.pages import CHARS_PER_TOKEN
 
 pytestmark = pytest.mark.asyncio
 

@@ -52,7 +52,7 @@ def _label(by: str, group: str) -> str:
 
 def _bar(value: float, top: float, width: int) -> Text:
     cells = round(width * value / top) if top > 0 else 0
-    return Text("█" * cells if cells else ("▏" if value > 0 else ""), style="cyan")
+    return shown("█" * cells if cells else ("▏" if value > 0 else ""), "cyan")
 
 
 def _row(t: Tokens) -> list[str]:
@@ -148,4 +148,4 @@ def usage(by: str, since: str | None, until: str | None, all_projects: bool, as_
         out.print(f"No model responses with token counts in {where}.")
         return
     out.print(usage_table(r))
-    out.print(Text(f"{where}; {r.prices}", style="dim"))
+    out.print(shown(f"{where}; {r.prices}", "dim"))

@@ -210,7 +210,7 @@ def status(agent: str, as_json: bool) -> None:
         elif not s.runs:
             mark = Text("broken: command gone", style="red")
         else:
-            mark = Text("installed" if s.current else "installed (other lazy)", style="green")
+            mark = shown("installed" if s.current else "installed (other lazy)", style="green")
         t.add_row(s.agent, s.scope, mark, shown(s.command or ""), shown(str(s.path)))
     out.print(t)
     if not any(s.installed and s.runs for s in found):

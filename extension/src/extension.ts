@@ -10,6 +10,7 @@ import { createSidecar, workspaceFolders } from "./sidecar/host";
 import type { Sidecar } from "./sidecar/sidecar";
 import { openAsText, SCHEME, TranscriptTextProvider } from "./transcript/asText";
 import { TranscriptPanels, VIEW_TYPE } from "./transcript/panels";
+import { registerMcpProvider, SETTING as MCP_SETTING } from "./mcp";
 import { BuildersProvider } from "./views/builders";
 import { registerBuildersView } from "./views/buildersView";
 import { HealthProvider, registerHealthView } from "./views/doctor";
@@ -116,6 +117,11 @@ function offerRestart(sidecar: Sidecar): void {
   });
 }
 
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const v = (context.extension.packageJSON as { version?: unknown }).version;
+  return typeof v === "string" ? v : "";
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const ctx = createCtx(context);
   context.subscriptions.push(
@@ -126,6 +132,13 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerTasksView(ctx),
     ...registerCommands(ctx, COMMANDS),
     registerUriHandler(ctx),
+    ...registerMcpProvider({
+      launch: () => ctx.sidecar.launch,
+      onDidChange: ctx.sidecar.onDidChangeState,
+      enabled: () => vscode.workspace.getConfiguration().get<boolean>(MCP_SETTING, true),
+      log: ctx.log,
+      version: extensionVersion(context),
+    }),
   );
   void ctx.sidecar.start();
 }

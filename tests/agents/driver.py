@@ -25,7 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fake_anthropic import Block, FakeAnthropic, Rule, text, thinking, tool_use
+from fake_anthropic import (
+    Block,
+    FakeAnthropic,
+    Rule,
+    _content_blocks,
+    last_user_message,
+    text,
+    thinking,
+    tool_use,
+)
 from scenario_env import init_git_project, lazy_argv, sandbox_env
 
 AGENTS_DIR = Path(__file__).resolve().parent
@@ -1070,6 +1079,112 @@ def scenario_hooked_broken_store(s: Session) -> None:
     s.expect = {}  # the store was never reachable: the test reads the fallback log
 
 
+def _lazy(s: Session, *args: str) -> subprocess.CompletedProcess[str]:
+    """``lazy <args>`` in the sandbox's environment (its LAZY_HOME), in its project."""
+    p = subprocess.run(
+        [*lazy_argv(), *args],
+        env=s.sb.env(),
+        cwd=s.sb.project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    if p.returncode != 0:
+        raise ScenarioError(f"lazy {' '.join(args)} failed: {p.stdout}{p.stderr}")
+    return p
+
+
+def _tool_result_text(body: JsonDict, tool_id: str) -> str:
+    """What the CLI sent the model as the result of call ``tool_id``, as text."""
+    message = last_user_message(body) or {}
+    for b in _content_blocks(message):
+        if b.get("type") == "tool_result" and b.get("tool_use_id") == tool_id:
+            content = b.get("content")
+            if isinstance(content, list):
+                return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            return str(content)
+    return ""
+
+
+MCP_TOOLS = tuple(f"mcp__lazy__lazy_conversation_{t}" for t in ("search", "list", "read", "ask"))
+
+
+def _instructions_sent(body: JsonDict) -> bool:
+    """The server's instructions reached the model (2.1.x puts them in the first message)."""
+    said = json.dumps(body, ensure_ascii=False)
+    return "## lazy" in said and "look up what was decided" in said
+
+
+def scenario_mcp(s: Session) -> None:
+    """lazy's MCP server called by the real CLI: an earlier session is imported into a store
+    (LAZY_HOME ``<workdir>/lazy-home``), `lazy mcp install --agent claude` registers the
+    server in the sandbox's CLAUDE_CONFIG_DIR/.claude.json, and the fake model calls
+    ``lazy_conversation_search`` for a word of the earlier session, then
+    ``lazy_conversation_read`` of the Builder it found. What the CLI sent back to the model
+    as each tool's result is kept under ``observed``."""
+    lazy_home = s.sb.root / "lazy-home"
+    s.sb.extra_env["LAZY_HOME"] = str(lazy_home)
+    word = f"zqmcp{uuid.uuid4().hex[:10]}"
+    earlier = s.claude_print(
+        f"design the retention policy for {word}",
+        reply=[text(f"Decision: keep every transcript forever ({s.token('decision')})")],
+    )
+    _lazy(s, "import-conversation", "--all-projects", "--yes")
+    listed = json.loads(_lazy(s, "conversations", "--json").stdout)["builders"]
+    [builder] = [b for b in listed if earlier.session_id in b["session_ids"]]
+    s.observed["mcp_install"] = _lazy(s, "mcp", "install", "--agent", "claude").stdout
+    s.observed["claude_json_servers"] = json.loads((s.sb.config / ".claude.json").read_text())[
+        "mcpServers"
+    ]
+    search_id, read_id = "toolu_lazy_mcp_search_01", "toolu_lazy_mcp_read_01"
+    prompt = f"What did we decide about retention before? ({s.token('p')})"
+    s.script_reply(
+        prompt,
+        [
+            text("Looking it up in lazy."),
+            tool_use(search_id, "mcp__lazy__lazy_conversation_search", {"query": word}),
+        ],
+        name="mcp:search",
+    )
+    s.api.add(
+        Rule(
+            "mcp:read",
+            [
+                tool_use(
+                    read_id,
+                    "mcp__lazy__lazy_conversation_read",
+                    {"id": builder["id"], "start": 1, "end": 2},
+                )
+            ],
+            tool_result_for=search_id,
+        )
+    )
+    s.api.add(Rule("mcp:final", [text(s.token("final"))], tool_result_for=read_id))
+    s.api.log_full_bodies = True
+    allowed = ",".join(f"mcp__lazy__lazy_conversation_{t}" for t in ("search", "read"))
+    turn = s.claude_print(prompt, "--allowedTools", allowed)
+    s.api.log_full_bodies = False
+    got = {r["rule"] for r in turn.replies}
+    if not {"mcp:search", "mcp:read", "mcp:final"} <= got:
+        raise ScenarioError(f"the MCP scenario did not run all steps: {turn.replies}")
+    bodies = {r["rule"]: r["body"] for r in s.api.records if r.get("body") and r["rule"]}
+    s.observed.update(
+        word=word,
+        lazy_home=str(lazy_home),
+        builder_id=builder["id"],
+        earlier_session=earlier.session_id,
+        # 2.1.x defers MCP tools: named in the request's text (for ToolSearch), not in `tools`
+        tools_named=[t for t in MCP_TOOLS if t in json.dumps(bodies["mcp:search"])],
+        instructions_sent=_instructions_sent(bodies["mcp:search"]),
+        search_result=_tool_result_text(bodies["mcp:read"], search_id),
+        read_result=_tool_result_text(bodies["mcp:final"], read_id),
+    )
+    for r in s.api.records:  # the bodies are large: script.json keeps what was observed
+        r["body"] = None
+    s.expect = {}
+
+
 SCENARIOS: dict[str, Callable[[Session], None]] = {
     "single_turn": scenario_single_turn,
     "resume": scenario_resume,
@@ -1083,4 +1198,5 @@ SCENARIOS: dict[str, Callable[[Session], None]] = {
     "marker_quote": scenario_marker_quote,
     "hooked": scenario_hooked,
     "hooked_broken_store": scenario_hooked_broken_store,
+    "mcp": scenario_mcp,
 }

@@ -49,6 +49,7 @@ class Item:
     name: str = ""
     arguments: JsonDict = field(default_factory=dict)
     call_id: str = ""
+    namespace: str = ""  # a tool inside a `namespace` tool (Codex 0.171: an MCP server's)
 
 
 def message(value: str) -> Item:
@@ -59,8 +60,10 @@ def reasoning(summary: str) -> Item:
     return Item("reasoning", text=summary)
 
 
-def function_call(call_id: str, name: str, arguments: JsonDict) -> Item:
-    return Item("function_call", name=name, arguments=arguments, call_id=call_id)
+def function_call(call_id: str, name: str, arguments: JsonDict, namespace: str = "") -> Item:
+    return Item(
+        "function_call", name=name, arguments=arguments, call_id=call_id, namespace=namespace
+    )
 
 
 def shell_call(call_id: str, command: str) -> Item:
@@ -100,7 +103,7 @@ def item_json(item: Item, item_id: str, tools: list[str], workdir: str | None) -
     name, args = item.name, item.arguments
     if item.kind == "shell":
         name, args = resolve_shell(item, tools, workdir)
-    return {
+    call = {
         "type": "function_call",
         "id": item_id,
         "status": "completed",
@@ -108,6 +111,9 @@ def item_json(item: Item, item_id: str, tools: list[str], workdir: str | None) -
         "arguments": json.dumps(args),
         "call_id": item.call_id,
     }
+    if item.namespace:
+        call["namespace"] = item.namespace
+    return call
 
 
 # --------------------------------------------------------------------------------------------

@@ -205,9 +205,22 @@ export const window = {
   showTextDocument: recorder("window.showTextDocument"),
 };
 
+/** VS Code's MCP API (1.101+), absent unless a test puts it in place with setMcpApi. */
+export const lm: Record<string, unknown> = {};
+export let McpStdioServerDefinition: unknown = undefined;
+export function setMcpApi(register: unknown, definition: unknown): void {
+  if (register === undefined) delete lm.registerMcpServerDefinitionProvider;
+  else lm.registerMcpServerDefinitionProvider = register;
+  McpStdioServerDefinition = definition;
+}
+
+/** Fired by tests that change a setting (``{ affectsConfiguration }``). */
+export const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+
 export const workspace = {
   workspaceFolders: undefined as unknown,
   getConfiguration: () => ({ get: () => undefined }),
+  onDidChangeConfiguration: configurationChanged.event,
 };
 
 export const env = {

@@ -41,6 +41,7 @@ COMMANDS = {
     "agent-image": "lazy.cli.agent_image:agent_image_group",
     "config": "lazy.cli.config:config_group",
     "usage": "lazy.cli.usage:usage",
+    "mcp": "lazy.cli.mcp:mcp_group",
 }
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI, Item, Rule, message, reasoning, shell_call
-from scenario_env import init_git_project, sandbox_env
+from fake_openai import FakeOpenAI, Item, Rule, function_call, message, reasoning, shell_call
+from scenario_env import init_git_project, lazy_argv, sandbox_env
 
 AGENTS_DIR = Path(__file__).resolve().parents[1]
 NODE_MODULES = AGENTS_DIR / "node_modules"
@@ -214,6 +214,7 @@ class CodexSession:
         self.threads: list[Thread] = []
         self.runs: list[JsonDict] = []
         self.expect: JsonDict = {}
+        self.observed: JsonDict = {}  # what a scenario measured (the mcp scenario's results)
         self._n = 0
 
     def token(self, label: str) -> str:
@@ -354,6 +355,7 @@ class CodexSession:
             "rollouts": [str(p) for p in sb.rollouts()],
             "runs": self.runs,
             "expect": self.expect,
+            "observed": self.observed,
         }
 
 
@@ -430,6 +432,67 @@ def scenario_v0_20(s: CodexSession) -> None:
     s.exec_resume_path(thread, second)
 
 
+def _lazy(s: CodexSession, *args: str) -> str:
+    """``lazy <args>`` in the sandbox's environment (with the scenario's LAZY_HOME)."""
+    env = {**s.sandbox.env(), "LAZY_HOME": str(s.sandbox.workdir / "lazy-home")}
+    p = subprocess.run(
+        [*lazy_argv(), *args], env=env, cwd=s.sandbox.project, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    if p.returncode != 0:
+        raise ScenarioError(f"lazy {' '.join(args)} failed: {p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def scenario_mcp(s: CodexSession) -> None:
+    """lazy's MCP server called by the real Codex: an earlier thread imported into
+    ``<workdir>/lazy-home``, `lazy mcp install --agent codex` into $CODEX_HOME/config.toml
+    (its model provider kept), then the fake model calls lazy_conversation_search and
+    lazy_conversation_read; what Codex sent back as each call's output is kept in
+    ``observed``."""
+    word = f"zqcodexmcp{uuid.uuid4().hex[:8]}"
+    first = f"design the retention policy for {word}"
+    s.on_prompt(first, [message(f"Decision: keep every transcript forever ({word})")])
+    earlier = s.exec_new(first)
+    _lazy(s, "import-conversation", "--tool", "codex", "--all-projects", "--yes")
+    listed = json.loads(_lazy(s, "conversations", "--tool", "codex", "--json"))["builders"]
+    [builder] = [b for b in listed if earlier.thread_id in b["session_ids"]]
+    s.observed["mcp_install"] = _lazy(s, "mcp", "install", "--agent", "codex")
+    s.observed["config"] = (s.sandbox.codex_home / "config.toml").read_text()
+    # the names Codex gives the MCP tools: one turn that only lists them
+    # (a server still starting when Codex asks the model is left out of that turn: seen once
+    # under load, so the probe is tried up to three times)
+    for _ in range(3):
+        probe = s.token("mcp-probe")
+        s.on_prompt(probe, [message("ok")])
+        s.turn(["exec", "--skip-git-repo-check"], probe, "exec (tools probe)")
+        offered = next(r["tool_names"] for r in s.api.records if r.get("rule") == f"prompt:{probe}")
+        s.observed.setdefault("probes", []).append(offered)
+        if "mcp__lazy" in offered:
+            break
+    s.observed["tool_names"] = offered
+    # 0.171 offers a server's tools as one `namespace` tool, mcp__<server>; a call names the
+    # tool inside it and the namespace apart
+    if "mcp__lazy" not in offered:
+        raise ScenarioError(f"Codex offered no lazy tools: {offered}")
+    ns = "mcp__lazy"
+    ask = s.token("mcp-ask")
+    search_id, read_id = f"call_{uuid.uuid4().hex[:12]}", f"call_{uuid.uuid4().hex[:12]}"
+    s.on_prompt(ask, [function_call(search_id, "lazy_conversation_search", {"query": word}, ns)])
+    page = {"id": builder["id"], "start": 1}
+    s.on_output(search_id, [function_call(read_id, "lazy_conversation_read", page, ns)])
+    s.on_output(read_id, [message(f"found it ({ask})")])
+    s.turn(["exec", "--skip-git-repo-check"], ask, "exec (mcp calls)")
+    outputs = {k: v for r in s.api.records for k, v in (r.get("tool_outputs") or {}).items()}
+    s.observed.update(
+        word=word,
+        builder_id=builder["id"],
+        earlier_thread=earlier.thread_id,
+        search_result=outputs.get(search_id, ""),
+        read_result=outputs.get(read_id, ""),
+    )
+
+
 Scenario = Callable[[CodexSession], None]
 
 
@@ -446,4 +509,5 @@ SCENARIOS: dict[str, ScenarioSpec] = {
     "reasoning": ScenarioSpec(scenario_reasoning),
     "fork": ScenarioSpec(scenario_fork),
     "v0_20": ScenarioSpec(scenario_v0_20, OLD_0_20),
+    "mcp": ScenarioSpec(scenario_mcp),
 }

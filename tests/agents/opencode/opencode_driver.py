@@ -708,6 +708,81 @@ def lazy_import_args(data_dir: Path) -> list[str]:
     return shared_lazy_import_args("opencode", data_dir)
 
 
+def _lazy(s: OpenCodeSession, *args: str) -> str:
+    """``lazy <args>`` in the sandbox's environment, with the scenario's LAZY_HOME."""
+    env = {**s.sandbox.env(), "LAZY_HOME": str(s.sandbox.root / "lazy-home")}
+    p = subprocess.run(
+        [*lazy_argv(), *args], env=env, cwd=s.sandbox.project, capture_output=True, text=True,
+        timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    if p.returncode != 0:
+        raise ScenarioError(f"lazy {' '.join(args)} failed: {p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def _tool_result(body: JsonDict, tool_id: str) -> str:
+    """The text OpenCode sent the model as the result of call ``tool_id``."""
+    for message in reversed(body.get("messages") or []):
+        for b in message.get("content") or [] if isinstance(message.get("content"), list) else []:
+            if b.get("type") == "tool_result" and b.get("tool_use_id") == tool_id:
+                content = b.get("content")
+                if isinstance(content, list):
+                    return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+                return str(content)
+    return ""
+
+
+def scenario_mcp(s: OpenCodeSession) -> None:
+    """lazy's MCP server called by the real OpenCode: an earlier session imported into
+    ``<root>/lazy-home``, `lazy mcp install --agent opencode` into the sandbox's
+    $XDG_CONFIG_HOME/opencode/opencode.json (its provider kept), a probe turn for the names
+    OpenCode gives the tools, then the fake model calls lazy_conversation_search and
+    lazy_conversation_read; what OpenCode sent back as each result is kept under ``mcp``."""
+    word = f"zqocmcp{os.urandom(5).hex()}"
+    s.script(Rule("mcp-earlier", [text(f"Decision: keep every transcript forever ({word})")],
+                  user_contains="lazyoc mcp earlier"))  # fmt: skip
+    earlier = s.run(f"lazyoc mcp earlier: design the retention policy for {word}")
+    _lazy(s, "import-conversation", "--tool", "opencode", "--all-projects", "--yes")
+    listed = json.loads(_lazy(s, "conversations", "--tool", "opencode", "--json"))["builders"]
+    [builder] = [b for b in listed if earlier.session_id in b["session_ids"]]
+    observed: JsonDict = {"install": _lazy(s, "mcp", "install", "--agent", "opencode")}
+    observed["config"] = json.loads(
+        (s.sandbox.xdg_config / "opencode" / "opencode.json").read_text()
+    )
+    s.script(Rule("mcp-probe", [text("ok")], user_contains="lazyoc mcp probe"))
+    s.run("lazyoc mcp probe: which tools?")
+    offered = next(r["tool_names"] for r in s.api.records if r.get("rule") == "mcp-probe")
+    observed["tool_names"] = offered
+    search = next((t for t in offered if t.endswith("lazy_conversation_search")), None)
+    read = next((t for t in offered if t.endswith("lazy_conversation_read")), None)
+    if search is None or read is None:
+        raise ScenarioError(f"OpenCode offered no lazy tools: {offered}")
+    search_id, read_id = "toolu_lazyoc_mcp_search1", "toolu_lazyoc_mcp_read1"
+    s.script(
+        Rule("mcp-search", [tool_use(search_id, search, {"query": word})],
+             user_contains="lazyoc mcp ask"),
+        Rule("mcp-read", [tool_use(read_id, read, {"id": builder["id"], "start": 1})],
+             tool_result_for=search_id),
+        Rule("mcp-final", [text("lazyoc-mcp-final: found it.")], tool_result_for=read_id),
+    )  # fmt: skip
+    s.api.log_full_bodies = True
+    s.run("lazyoc mcp ask: what did we decide about retention?")
+    s.api.log_full_bodies = False
+    bodies = {r["rule"]: r["body"] for r in s.api.records if r.get("body") and r.get("rule")}
+    if not {"mcp-read", "mcp-final"} <= set(bodies):
+        raise ScenarioError(f"the MCP turn did not run all steps: {sorted(bodies)}")
+    observed.update(
+        word=word,
+        builder_id=builder["id"],
+        earlier_session=earlier.session_id,
+        search_result=_tool_result(bodies["mcp-read"], search_id),
+        read_result=_tool_result(bodies["mcp-final"], read_id),
+    )
+    for r in s.api.records:
+        r["body"] = None
+    s.extra["mcp"] = observed
+
+
 def run_lazy_import(sandbox: Sandbox, lazy_home: Path) -> JsonDict:
     lazy_home.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LAZY_")}
@@ -746,4 +821,5 @@ SCENARIOS: dict[str, Scenario] = {
     "v1_1_tools": Scenario("v1_1", scenario_v1_1_tools),
     "migrated": Scenario("current", scenario_migrated),
     "fork": Scenario("current", scenario_fork),
+    "mcp": Scenario("current", scenario_mcp),
 }

@@ -215,3 +215,28 @@ async def test_tool_descriptions_are_dedented(world: World) -> None:
         tools = (await client.list_tools()).tools
     for t in tools:
         assert t.description is not None and "\n " not in t.description, (t.name, t.description)
+
+
+async def test_what_was_captured_after_start_is_found_and_its_secrets_never_leave(
+    world: World,
+) -> None:
+    import json
+    import os
+    from pathlib import Path
+
+    from fabricate.claude import Session
+    from support.cli import lazy
+
+    secret = "AKIAIOSFODNN7EXAMPLE"
+    async with connected(world) as client:
+        await call(client, "lazy_conversation_list")  # the server is up, its store open
+        s = Session(Path(os.environ["HOME"]) / ".claude" / "projects", str(world.repo))
+        s.turn(f"the deploy key for lateplatypus is {secret}", f"noted: {secret} for lateplatypus")
+        lazy("import-conversation", "--all-projects", "--yes", cwd=world.repo)
+        found = await client.call_tool("lazy_conversation_search", {"query": "lateplatypus"})
+        page = await client.call_tool("lazy_conversation_read", {"id": s.id})
+    assert found.structuredContent is not None and page.structuredContent is not None
+    assert [g["id"] for g in found.structuredContent["conversations"]] == [s.id]
+    for r in (found, page):
+        sent = json.dumps(r.structuredContent) + text_of(r)
+        assert secret not in sent and "[redacted:aws-access-key]" in sent

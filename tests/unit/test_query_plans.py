@@ -86,3 +86,23 @@ def test_a_sessions_top_number_is_found_through_its_own_rows(store: Store) -> No
     store.conn.set_trace_callback(None)
     (plan,) = _plans(store.conn, ran).values()
     assert plan == ["SEARCH messages USING INDEX messages_placing (session_id=? AND builder_id=?)"]
+
+
+def test_a_few_builders_totals_read_their_own_usage_rows(store: Store, tmp_path: Path) -> None:
+    """The Builders list and tree price a page of Builders: their sessions, then each one's
+    usage rows by the primary key, not every counted response in the store."""
+    from lazy.usage.report import builders_totals
+
+    root = tmp_path / "projects"
+    s = Session(root, "/w/p")
+    s.turn("what did it cost?", "little")
+    _import(store, root)
+    ran: list[str] = []
+    _traced(store, ran)
+    totals = builders_totals(store.conn, [s.id])
+    store.conn.set_trace_callback(None)
+    assert totals[s.id].responses == 1
+    [sql] = [q for q in ran if "FROM usage" in q]
+    plan = [r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()]
+    assert any(p.startswith("SEARCH s USING INDEX sessions_builder") for p in plan), plan
+    assert not any("usage_ts" in p or p.startswith("SCAN u") for p in plan), plan

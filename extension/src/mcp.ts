@@ -77,9 +77,19 @@ export function registerMcpProvider(host: McpHost): vscode.Disposable[] {
       return [new Definition(s.label, s.command, s.args, s.env, host.version)];
     },
   };
+  let registered: vscode.Disposable;
+  try {
+    registered = register.call(api.lm, PROVIDER_ID, provider);
+  } catch (e) {
+    // VS Code 1.100 has the API but wants a contribution point of its own, and throws: the
+    // rest of the extension must still activate
+    changed.dispose();
+    host.log.warn(`lazy's MCP server is not offered to VS Code's chat: ${e instanceof Error ? e.message : String(e)}`);
+    return [];
+  }
   return [
     new vscode.Disposable(() => { changed.dispose(); }),
-    register.call(api.lm, PROVIDER_ID, provider),
+    registered,
     host.onDidChange(() => { changed.fire(); }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SETTING)) changed.fire();

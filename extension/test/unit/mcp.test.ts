@@ -46,6 +46,21 @@ describe("mcp", () => {
     assert.match(log.lines.join("\n"), /no MCP server definition API \(1\.101\+\)/);
   });
 
+  it("still activates when this VS Code refuses the provider (1.100 wants a contribution of its own)", () => {
+    const refuse = (): mock.Disposable => {
+      throw new Error('MCP configuration providers must be registered in the contributes.modelContextServerCollections array within your package.json, but "lazy.mcp" was not');
+    };
+    mock.setMcpApi(refuse, class {});
+    try {
+      const log = new FakeLog();
+      const host: McpHost = { launch: () => undefined, onDidChange: new mock.EventEmitter<unknown>().event, enabled: () => true, log: log.asLog(), version: "0.1.0" };
+      assert.deepEqual(registerMcpProvider(host), []);
+      assert.match(log.lines.join("\n"), /not offered to VS Code's chat: MCP configuration providers must be registered/);
+    } finally {
+      mock.setMcpApi(undefined, undefined);
+    }
+  });
+
   describe("with the API", () => {
     class Definition {
       constructor(readonly label: string, readonly command: string, readonly args: string[], readonly env: Record<string, string>, readonly version: string) {}

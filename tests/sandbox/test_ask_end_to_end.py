@@ -13,9 +13,8 @@ from pathlib import Path
 from fake_anthropic import Rule, text
 
 from fabricate.claude import Session
-from lazy.ask import paths
 from support.docker import Engine
-from support.oneshot_api import REAL_KEY, fake_api
+from support.oneshot_api import REAL_KEY, assert_one_pass_left_nothing, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 
@@ -42,14 +41,4 @@ def test_lazy_ask_answers_a_stored_conversation_from_a_real_container(
     out = json.loads(p.stdout)
     assert out["answer"] == "zstd at level 3 (#2)"
     assert (out["chunks"], out["relevantChunks"], out["warnings"]) == (1, 1, [])
-    assert rule.used == 1  # one pass, through the channel
-    assert engine.labelled() == []  # the container is gone
-    audit = [json.loads(line) for line in paths.audit_log().read_text().splitlines()]
-    assert any(r["path"].startswith("/v1/messages") and r["status"] == 200 for r in audit)
-    # nothing written back: the store still holds the one conversation as it was
-    listed = subprocess.run(
-        [LAZY, "conversations", "--all-projects", "--json"], env=env, capture_output=True,
-        text=True, timeout=120, check=True,
-    )  # fmt: skip
-    builders = json.loads(listed.stdout)["builders"]
-    assert [(b["id"], b["message_count"]) for b in builders] == [(s.id, 2)]
+    assert_one_pass_left_nothing(rule, engine, env, (s.id, 2))

@@ -4,7 +4,6 @@ its only channel the audited proxy), answered by the fake model API on the host.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,10 +14,9 @@ from fake_anthropic import Rule, text
 from mcp.client.stdio import stdio_client
 
 from fabricate.claude import Session
-from lazy.ask import paths
 from mcp import ClientSession, StdioServerParameters
 from support.docker import Engine
-from support.oneshot_api import REAL_KEY, fake_api
+from support.oneshot_api import REAL_KEY, assert_one_pass_left_nothing, fake_api
 
 LAZY = str(Path(sys.executable).with_name("lazy"))
 
@@ -52,15 +50,4 @@ async def test_mcp_ask_answers_from_a_real_container(engine: Engine, tmp_path: P
     assert r.structuredContent is not None
     assert r.structuredContent["answer"] == "zstd at level 3 (#2)"
     assert (r.structuredContent["chunks"], r.structuredContent["warnings"]) == (1, [])
-    assert rule.used == 1  # one pass, through the channel
-    assert engine.labelled() == []  # the container is gone
-    audit = [json.loads(line) for line in paths.audit_log().read_text().splitlines()]
-    assert any(a["path"].startswith("/v1/messages") and a["status"] == 200 for a in audit)
-    # the one-shot's own session was never captured: still the one conversation, as it was
-    listed = subprocess.run(
-        [LAZY, "conversations", "--all-projects", "--json"], env=env, capture_output=True,
-        text=True, timeout=120, check=True,
-    )  # fmt: skip
-    assert [(b["id"], b["message_count"]) for b in json.loads(listed.stdout)["builders"]] == [
-        (s.id, 2)
-    ]
+    assert_one_pass_left_nothing(rule, engine, env, (s.id, 2))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 _AGENTS = str(Path(__file__).resolve().parents[1] / "agents")
 if _AGENTS not in sys.path:
@@ -36,3 +37,24 @@ def fake_api(rules: list[Rule]) -> FakeAnthropic:
         "Handler", (KeyRecordingHandler,), {"fake": fake, "keys": []}
     )
     return fake
+
+
+def assert_one_pass_left_nothing(
+    rule: Rule, engine: Any, env: dict[str, str], kept: tuple[str, int]
+) -> None:
+    """After an ask through the real one-shot: one pass through the audited channel, no
+    container left, and the store still holds only ``kept`` (id, messages), as it was."""
+    import json
+    import subprocess
+
+    from lazy.ask import paths
+
+    assert rule.used == 1  # one pass, through the channel
+    assert engine.labelled() == []  # the container is gone
+    audit = [json.loads(line) for line in paths.audit_log().read_text().splitlines()]
+    assert any(r["path"].startswith("/v1/messages") and r["status"] == 200 for r in audit)
+    listed = subprocess.run(
+        [str(Path(sys.executable).with_name("lazy")), "conversations", "--all-projects", "--json"],
+        env=env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert [(b["id"], b["message_count"]) for b in json.loads(listed.stdout)["builders"]] == [kept]

@@ -1,4 +1,5 @@
-"""Every statement the hot paths run against ``messages`` is planned through an index.
+"""Every statement the hot paths run against ``messages`` and ``usage`` is planned through an
+index that answers it.
 
 A store with a long Builder (a main session with subagents) is imported, grown and read the way
 capture, regrouping and the transcript do it, with SQLite tracing each statement; each one that
@@ -17,6 +18,7 @@ from lazy.capture.bulk_import import run_import
 from lazy.capture.discovery import discover_tool
 from lazy.store import Store
 from lazy.store.builders import top_number
+from lazy.usage.report import message_tokens
 from lazy.view.reading import find, transcript_page
 
 TURNS = 400
@@ -32,10 +34,12 @@ def _traced(store: Store, work: list[str]) -> None:
     store.conn.set_trace_callback(work.append)
 
 
-def _plans(conn: sqlite3.Connection, statements: list[str]) -> dict[str, list[str]]:
+def _plans(
+    conn: sqlite3.Connection, statements: list[str], table: str = "messages"
+) -> dict[str, list[str]]:
     plans = {}
     for sql in dict.fromkeys(statements):
-        if not re.search(r"\bFROM messages\b", sql) or not sql.lstrip().upper().startswith(
+        if not re.search(rf"\b(FROM|JOIN) {table}\b", sql) or not sql.lstrip().upper().startswith(
             ("SELECT", "WITH")
         ):
             continue
@@ -62,6 +66,7 @@ def test_hot_message_queries_use_an_index(store: Store, tmp_path: Path) -> None:
         subagent(main, f"b{i:016x}", f"then look into {i}", f"{i} is fine too")
         _import(store, root)
     page = transcript_page(store.conn, main.id, None, TURNS, 200)
+    message_tokens(store.conn, main.id, page.messages)  # as transcripts/page serves it
     find(store.conn, main.id, None, "compression")
     store.conn.set_trace_callback(None)
 
@@ -77,6 +82,19 @@ def test_hot_message_queries_use_an_index(store: Store, tmp_path: Path) -> None:
         if re.search(r"session_id\s*=", sql) and any("(builder_id=?)" in step for step in p)
     }
     assert wide == {}
+    # a message's tokens are found by the message: not by every response of its session, which
+    # is what the primary key (session_id, ukey) alone gives (4.7 s a page at 50,000 messages)
+    usage = _plans(store.conn, ran, "usage")
+    assert usage, "no statement read usage: the test exercised nothing"
+    joined = {sql: p for sql, p in usage.items() if re.search(r"\bu\.key\b", sql)}
+    assert joined, "no statement joined usage to its messages: the test exercised nothing"
+    by_session = {
+        sql: p
+        for sql, p in joined.items()
+        if not any(re.match(r"SEARCH u .*\(session_id=\? AND key=\?\)", step) for step in p)
+    }
+    assert by_session == {}
+    assert any(t is not None for t in (m.tokens for m in page.messages)), "no tokens were found"
 
 
 def test_a_sessions_top_number_is_found_through_its_own_rows(store: Store) -> None:

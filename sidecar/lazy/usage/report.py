@@ -196,11 +196,17 @@ def annotate(
     """Put the Builder's usage on its info and each model response's tokens on its
     message view (in place)."""
     builder.usage = builder_usage(c, builder.id, home)
+    message_tokens(c, builder.id, messages)
+
+
+def message_tokens(c: sqlite3.Connection, bid: str, messages: Iterable[MessageView]) -> None:
+    """Put each model response's tokens on its message view (in place): what a page of a
+    transcript shows, without the whole Builder's totals its header has already."""
     views = list(messages)
     if not views:
         return
     nums = [v.number for v in views]
-    spent = rows.of_messages(c, builder.id, (min(nums), max(nums)))
+    spent = rows.of_messages(c, bid, (min(nums), max(nums)))
     for v in views:
         t = spent.get((v.session_id, v.number))
         if t is not None:

@@ -14,7 +14,7 @@ from lazy.server.protocol import (
 )
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
-from lazy.usage.report import annotate
+from lazy.usage.report import message_tokens
 from lazy.view.reading import find, transcript_page
 
 
@@ -24,7 +24,9 @@ def register(ls: Sidecar) -> None:
         conn = ls.store().conn
         bid = resolve_named(conn, p.builder_id, home=ls.home)  # an alias too
         page = transcript_page(conn, bid, p.session_id, p.start, p.count, home=ls.home)
-        annotate(conn, page.builder, page.messages, home=ls.home)  # its header's cost too
+        # the messages' tokens; the Builder's totals (its whole usage, ~0.1 s on a long one)
+        # are the header's, which builders/get gives once, not every page
+        message_tokens(conn, bid, page.messages)
         return TranscriptsPageResult(
             builder=page.builder,
             session_id=page.session_id,

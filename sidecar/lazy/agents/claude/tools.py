@@ -92,7 +92,11 @@ _REMINDER = re.compile(r"\s*<system-reminder>(.*?)</system-reminder>\s*", re.S)
 
 def describe_result(name: str, output: str) -> ResultShape:
     """The output, with the system reminders Claude Code appends to it taken out."""
-    reminders = [m.group(1).strip() for m in _REMINDER.finditer(output)]
+    # (the regex's leading \s* retries at every whitespace of a long output: look first)
+    if "<system-reminder>" not in output:
+        reminders: list[str] = []
+    else:
+        reminders = [m.group(1).strip() for m in _REMINDER.finditer(output)]
     if reminders:
         output = _REMINDER.sub("\n", output).rstrip("\n") + "\n"
     said = shell_result(output) if name == "Bash" else ResultShape(output)

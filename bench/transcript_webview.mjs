@@ -128,6 +128,10 @@ function initScript(data) {
 
   // marks: [what, ms] for each message the webview posts and each reply it is sent
   const bench = (window.__bench = { records: [], errors: [], marks: [], busy: false });
+  // what the page's CSP refused, and where (a console message alone does not say)
+  document.addEventListener("securitypolicyviolation", (e) => {
+    bench.errors.push(`CSP ${e.violatedDirective} refused ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} ${e.sample}`.slice(0, 300));
+  });
   const afterPaint = () =>
     new Promise((resolve) =>
       requestAnimationFrame(() => {

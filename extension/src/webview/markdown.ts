@@ -33,6 +33,16 @@ const md: MarkdownIt.MarkdownIt = new MarkdownIt({
   },
 });
 md.linkify.set({ fuzzyEmail: false });
+// a table column's alignment as a class, not markdown-it's style="text-align:…": the page's CSP
+// refuses style attributes (even in the sanitiser's inert parse, where each one was reported)
+md.core.ruler.push("align_as_class", (state) => {
+  for (const t of state.tokens) {
+    if (t.type !== "th_open" && t.type !== "td_open") continue;
+    const align = /^text-align:(left|right|center)$/.exec(String(t.attrGet("style") ?? ""))?.[1];
+    t.attrs = (t.attrs ?? []).filter(([name]) => name !== "style");
+    if (align) t.attrJoin("class", `md-align-${align}`);
+  }
+});
 // every link becomes a token, so an unsafe one is shown inert (with its target) rather than
 // as its Markdown source; what a link may do is decided below and again by the extension
 md.validateLink = () => true;

@@ -43,9 +43,10 @@ export class Navigator {
 
   /** Exactly one message is a Tab stop: the one that was focused last, else the first. */
   ensureStop(): void {
-    const all = messagesOf(this.list);
-    const holder = all.find((a) => a.tabIndex === 0);
-    if (!holder && all[0]) all[0].tabIndex = 0;
+    const shown = ":scope > .entry:not(.hidden) > article.msg";
+    if (this.list.querySelector(`${shown}[tabindex='0']`)) return;
+    const first = this.list.querySelector<HTMLElement>(shown);
+    if (first) first.tabIndex = 0;
   }
 
   /** Make article the Tab stop and focus it. */

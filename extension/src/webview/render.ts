@@ -6,7 +6,7 @@
 import { tokensSpan } from "./usage";
 import type { BuilderInfo, MessageView, Part } from "../protocol";
 import { isCompaction } from "../text";
-import { bytesLabel, el, fold, oneLine, shownText, spaced } from "./dom";
+import { announceBuilt, bytesLabel, el, fold, oneLine, shownText, spaced } from "./dom";
 import { renderMarkdown } from "./markdown";
 import { renderTool, type ToolContext } from "./tools";
 
@@ -129,6 +129,49 @@ function header(doc: Document, m: MessageView, opts: RenderOptions): HTMLElement
 
 /** One message (with the boundary markers before it) as a self-contained entry. */
 export function renderMessage(doc: Document, m: MessageView, opts: RenderOptions): HTMLElement {
+  const { entry, body } = shell(doc, m, opts);
+  fill(doc, body, m, opts);
+  return entry;
+}
+
+/** One message whose head is built now and whose parts are built by `build()` (once): a page
+ * of 200 messages builds the few on screen, the rest as they near it (transcript.ts). Until
+ * then it holds its estimated height, on screen and (as the size content-visibility gives an
+ * entry it skips) off it. */
+export function renderDeferred(doc: Document, m: MessageView, opts: RenderOptions): { entry: HTMLElement; build: () => void } {
+  const { entry, body } = shell(doc, m, opts);
+  const estimate = `${estimatedHeight(m)}px`;
+  body.style.minHeight = estimate;
+  entry.style.containIntrinsicSize = `auto ${estimate}`;
+  let built = false;
+  const build = (): void => {
+    if (built) return;
+    built = true;
+    fill(doc, body, m, opts);
+    body.removeAttribute("style");
+    announceBuilt(body);
+  };
+  return { entry, build };
+}
+
+/** A rough height for a message's parts before they are built (text wraps at ~110 characters
+ * a line; every other part starts folded to one line). */
+export function estimatedHeight(m: MessageView): number {
+  let px = 0;
+  for (const p of partsOf(m)) {
+    if (p.kind !== "text") {
+      px += 28;
+      continue;
+    }
+    let lines = 0;
+    for (const line of (p.text ?? "").split("\n", 400)) lines += 1 + Math.floor(line.length / 110);
+    px += Math.min(lines, 400) * 19 + 12;
+  }
+  return px;
+}
+
+/** The entry: boundary markers, the article with its head, and an empty body for the parts. */
+function shell(doc: Document, m: MessageView, opts: RenderOptions): { entry: HTMLElement; body: HTMLElement } {
   const entry = el(doc, "div", opts.nested ? "entry nested" : "entry");
   entry.dataset.number = String(m.number);
   if (opts.previous && opts.previous.session_id !== m.session_id) {
@@ -146,10 +189,13 @@ export function renderMessage(doc: Document, m: MessageView, opts: RenderOptions
   article.setAttribute("aria-label", `#${m.number} ${ROLE_LABELS[m.role] ?? shownText(m.role)}`);
   article.append(header(doc, m, opts));
   const body = el(doc, "div", "parts");
-  body.append(...partsOf(m).map((p, i) => renderPart(doc, m, p, i, opts)));
   article.append(body);
   entry.append(article);
-  return entry;
+  return { entry, body };
+}
+
+function fill(doc: Document, body: HTMLElement, m: MessageView, opts: RenderOptions): void {
+  body.append(...partsOf(m).map((p, i) => renderPart(doc, m, p, i, opts)));
 }
 
 /** The header's title: the Builder's title, else its summary's first line, cut to one line. */

@@ -1,7 +1,7 @@
 // The transcript webview: a window [lo, hi] of one line's messages (the Builder's own, or a
 // subagent's), grown a page at a time as the user scrolls either way, so a transcript of
-// 50,000 messages opens as fast as one of 5; of a page, the first messages (or those up to the
-// one it opens at) are built at once and the rest a chunk per task. Talks to the extension only through the
+// 50,000 messages opens as fast as one of 5; of a page, every message's head is built at once and
+// its body when it nears the viewport (deferred.ts). Talks to the extension only through the
 // validated unions of transcript/messages.ts. The entry points from outside: `init` (open,
 // optionally at a message with terms to highlight) and `reveal` {number, terms} (land there).
 import type { BuilderInfo, MessageView } from "../protocol";
@@ -13,9 +13,10 @@ import { Find } from "./find";
 import { InlineSubagents } from "./inline";
 import { LoadedLine } from "./lines";
 import { clearMarks, markTerms } from "./marks";
-import { messagesOf, Navigator } from "./nav";
+import { Navigator } from "./nav";
 import { PromoteForm } from "./promote";
-import { builderMeta, builderTitle, renderMessage } from "./render";
+import { DeferredBodies } from "./deferred";
+import { builderMeta, builderTitle, renderDeferred, renderMessage } from "./render";
 import { headerUsage } from "./usage";
 
 interface VsCodeApi {
@@ -27,9 +28,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const PAGE = 200;
 const NEAR = 1500; // px from an end at which the next page is asked for
-// a page's first messages are built at once (first paint); the rest a chunk per task after
-const FIRST = 20;
-const CHUNK = 25;
 const vscode = acquireVsCodeApi();
 const doc = document;
 
@@ -52,6 +50,7 @@ const ui = {
   ask: byId("ask") as HTMLButtonElement,
   banner: byId("banner"),
   list: byId("messages"),
+  toolbar: doc.querySelector<HTMLElement>(".toolbar") ?? byId("title"),
   status: byId("status"),
 };
 
@@ -66,42 +65,15 @@ const post = (m: WebviewToHost): void => {
   vscode.postMessage(m);
 };
 
-/** Messages of the line not built yet (after the last built one), in order. */
-let queue: MessageView[] = [];
-let queueTimer: number | undefined;
+const topEntries = (): HTMLElement[] => Array.from(ui.list.querySelectorAll<HTMLElement>(":scope > .entry"));
 
-function drain(n: number): void {
-  const batch = queue.splice(0, n);
-  if (batch.length === 0) return;
-  ui.list.append(...batch.map(renderEntry));
-  nav.ensureStop();
-}
-
-function scheduleDrain(): void {
-  if (queueTimer || queue.length === 0) return;
-  queueTimer = window.setTimeout(() => {
-    queueTimer = undefined;
-    drain(CHUNK);
-    if (queue.length === 0) maybeLoad();
-    scheduleDrain();
-  }, 0);
-}
-
-/** Build every message still queued: before anything looks for an entry. */
-function flush(): void {
-  drain(queue.length);
-}
-
-const topEntries = (): HTMLElement[] => {
-  flush();
-  return Array.from(ui.list.querySelectorAll<HTMLElement>(":scope > .entry"));
-};
-
+/** The entry showing message n, its body built (to land on it or mark it). */
 function entryFor(n: number): HTMLElement | undefined {
-  flush();
   const holder = loaded.holder(n);
   const article = holder === undefined ? null : doc.getElementById(`m-${holder}`);
-  return article?.closest<HTMLElement>(".entry") ?? undefined;
+  const entry = article?.closest<HTMLElement>(".entry") ?? undefined;
+  if (entry) bodies.build(entry);
+  return entry;
 }
 
 const form = new PromoteForm(
@@ -149,6 +121,9 @@ const find = new Find({
   onlyMatching: () => ui.only.checked,
 });
 
+// a body built as it neared the view: find's marks in it (its head had them already)
+const bodies = new DeferredBodies((entry) => { find.decorate(entry); });
+
 const nav = new Navigator(ui.list, (article) => {
   saveState(numberOf(article));
 });
@@ -174,7 +149,7 @@ function request(start: number, count: number): void {
 function resetLine(sessionId: string | null, around: { number: number; terms: string[] | null } | null): void {
   line = sessionId;
   loaded.clear();
-  queue = [];
+  bodies.clear();
   ui.list.replaceChildren();
   pending = false;
   arrival = around;
@@ -188,11 +163,12 @@ function saveState(number: number | null): void {
 
 function renderEntry(m: MessageView): HTMLElement {
   const before = loaded.holder(m.number - 1);
-  const entry = renderMessage(doc, m, {
+  const { entry, build } = renderDeferred(doc, m, {
     previous: before === undefined ? undefined : loaded.messages.get(before),
     formatTime: formatTimestamp,
     loadSubagent: (into, ref) => { inline.load(into, ref); },
   });
+  bodies.add(entry, build);
   if (m.absorbed && m.absorbed.length > 0) entry.dataset.absorbed = m.absorbed.join(" ");
   form.decorate(entry);
   find.decorate(entry);
@@ -201,21 +177,18 @@ function renderEntry(m: MessageView): HTMLElement {
 
 function showPage(m: Extract<HostToWebview, { type: "page" }>): void {
   const merged = loaded.merge(m);
-  for (const n of merged.replaced) doc.getElementById(`m-${n}`)?.closest(".entry")?.remove();
-  if (merged.replaced.length > 0) queue = queue.filter((x) => !merged.replaced.includes(x.number));
+  for (const n of merged.replaced) {
+    const entry = doc.getElementById(`m-${n}`)?.closest(".entry");
+    if (entry) bodies.forget(entry);
+    entry?.remove();
+  }
   if (merged.before.length > 0) {
     const height = doc.documentElement.scrollHeight;
     ui.list.prepend(...merged.before.map(renderEntry));
     // keep what the user is reading where it was
     window.scrollBy(0, doc.documentElement.scrollHeight - height);
   }
-  if (merged.after.length > 0) {
-    queue.push(...merged.after);
-    // what the page opens at is built at once, with what comes before it on screen
-    const at = arrival ? queue.findIndex((x) => x.number >= (arrival?.number ?? 0)) : -1;
-    drain(Math.max(FIRST, at + 10));
-    scheduleDrain();
-  }
+  if (merged.after.length > 0) ui.list.append(...merged.after.map(renderEntry));
   const { lo, hi, total, nextStart } = loaded;
   ui.status.textContent = total === 0 ? "No messages." : `Messages ${lo}–${hi} of ${total}${nextStart ? " (scroll for more)" : ""}`;
   nav.ensureStop();
@@ -233,6 +206,7 @@ function onPage(m: Extract<HostToWebview, { type: "page" }>): void {
   arrival = null;
   if (to?.terms) reveal(to.number, to.terms);
   else if (to) entryFor(to.number)?.scrollIntoView({ block: "start" });
+  bodies.settle();
   find.pageShown();
   if (!to) maybeLoad();
 }
@@ -262,7 +236,7 @@ function reveal(n: number, terms: string[]): void {
 }
 
 function maybeLoad(): void {
-  if (pending || queue.length > 0) return;
+  if (pending) return;
   const root = doc.documentElement;
   const { lo, nextStart } = loaded;
   if (nextStart !== null && window.scrollY + window.innerHeight > root.scrollHeight - NEAR) {
@@ -273,9 +247,16 @@ function maybeLoad(): void {
   }
 }
 
+/** The message at the top of the view, under the sticky toolbar: found by hit-testing a few
+ * points, not by measuring every message (each measure of one laid out lazily forces its
+ * layout: seconds at the end of a long transcript). */
 function firstVisible(): number | null {
-  for (const a of messagesOf(ui.list)) {
-    if (a.getBoundingClientRect().bottom > 80) return numberOf(a);
+  const x = ui.list.getBoundingClientRect().left + 24;
+  const top = ui.toolbar.getBoundingClientRect().bottom;
+  if (!("elementFromPoint" in doc)) return null; // jsdom: no hit-testing
+  for (let y = top + 4; y < window.innerHeight; y += 24) {
+    const n = numberOf(doc.elementFromPoint(x, y)?.closest(".entry:not(.nested)"));
+    if (n !== null) return n;
   }
   return null;
 }

@@ -6,7 +6,7 @@ import type { MessageView, Part, ToolCall } from "../../src/protocol";
 import { foldText, openFold } from "../../src/webview/dom";
 import { diffLineKind } from "../../src/webview/diff";
 import { clearMarks, markTerms, termRanges } from "../../src/webview/marks";
-import { builderMeta, builderTitle, renderMessage } from "../../src/webview/render";
+import { builderMeta, builderTitle, estimatedHeight, renderDeferred, renderMessage } from "../../src/webview/render";
 import { searchCount, shellCommand } from "../../src/webview/tools";
 import { builder } from "../fakes";
 import { page } from "../dom";
@@ -48,6 +48,13 @@ describe("the transcript's message rendering", () => {
     assert.equal(ts.querySelector(".hljs-keyword")?.textContent, "const");
     const plain = Array.from(entry.querySelectorAll("pre > code")).find((c) => c.textContent === "plain\n");
     assert.ok(plain && plain.querySelectorAll("span").length === 0, "a fence without a language is left plain");
+  });
+
+  it("aligns a table's columns by class, never a style attribute the CSP would refuse", () => {
+    const entry = render([{ kind: "text", text: "| a | b | c |\n|:--|--:|:-:|\n| 1 | 2 | 3 |" }]);
+    const cells = Array.from(entry.querySelectorAll(".md td")).map((td) => td.className);
+    assert.deepEqual(cells, ["md-align-left", "md-align-right", "md-align-center"]);
+    assert.equal(entry.querySelectorAll("[style]").length, 0);
   });
 
   it("makes http(s) and file links clickable through data attributes only", () => {
@@ -226,6 +233,27 @@ describe("the transcript's message rendering", () => {
     assert.match(media.textContent, /not kept by lazy \(only its size and digest\)/);
     const open = media.querySelector<HTMLButtonElement>("button[data-action=open-media]")!;
     assert.equal(open.dataset.session, "s1");
+  });
+
+  it("defers a message's parts: its head now, its body once built, at its estimated height until then", () => {
+    const p = page();
+    const m = message({ parts: [{ kind: "text", text: "## Plan\n\nline\n".repeat(20) }, { kind: "tool", tool: call({ name: "Bash", kind: "shell", summary: "$ ls" }) }] });
+    const { entry, build } = renderDeferred(p.document, m, { formatTime: () => "" });
+    p.document.body.append(entry);
+    const body = entry.querySelector<HTMLElement>("article.msg > .parts");
+    assert.ok(body);
+    assert.equal(entry.querySelector("header.head .num")?.textContent, "#3");
+    assert.equal(body.childElementCount, 0, "nothing of the body is built before it is asked for");
+    assert.equal(body.style.minHeight, `${estimatedHeight(m)}px`);
+    assert.ok(estimatedHeight(m) > 20 * 3 * 19, "three lines of text a repeat, each at least a line high");
+    let built = 0;
+    p.document.body.addEventListener("lazy-built", () => { built++; });
+    build();
+    build();
+    assert.equal(entry.querySelectorAll(".md h2").length, 20);
+    assert.equal(entry.querySelectorAll("details.part.tool").length, 1);
+    assert.equal(body.getAttribute("style"), null, "the estimate is gone once built");
+    assert.equal(built, 1, "built once, and announced once (nav.ts puts its controls in the Tab order)");
   });
 
   it("marks a compaction and a new session", () => {

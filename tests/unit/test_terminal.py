@@ -128,6 +128,22 @@ def test_a_str_a_text_and_a_table_cell_show_their_controls() -> None:
     assert r"cell\nwith a line feed" in got  # a cell is one line
 
 
+def test_piped_output_ends_no_line_in_padding_and_a_terminal_keeps_its_layout() -> None:
+    table = Table(box=None)
+    table.add_column("id")
+    table.add_column("summary")
+    table.add_row("a1", "short")
+    table.add_row("b2", "a much longer summary than the first")
+    table.add_row("c3", "   ")  # a cell of blanks only
+    piped = _printed(table, Text("words then blanks   "), "indented\n    still indented  \nend")
+    lines = piped.splitlines()
+    assert lines and not [x for x in lines if x != x.rstrip(" ")], lines
+    assert lines[1].split() == ["a1", "short"] and lines[3].split() == ["c3"]
+    assert "    still indented" in lines  # leading blanks are kept
+    on_terminal = _printed(table, terminal=True)
+    assert any(x != x.rstrip(" ") for x in re.sub(r"\x1b\[[0-9;]*m", "", on_terminal).splitlines())
+
+
 def test_styles_stay_on_the_characters_they_covered() -> None:
     t = Text("ab\x1bcd")
     t.stylize("bold", 3, 5)  # "cd"

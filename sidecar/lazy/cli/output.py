@@ -11,9 +11,10 @@ that.
 
 from __future__ import annotations
 
+import os
 import sys
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import IO, Any, ClassVar
 
@@ -218,11 +219,41 @@ class SafeConsole(Console):
         # column, a cell of a cell) is shown too
         if isinstance(renderable, Text):
             renderable = safe_text(renderable)
-        return super().render(renderable, options)
+        segments = super().render(renderable, options)
+        return segments if self.is_terminal else _unpadded(segments)
 
 
-# Piped output keeps long lines whole rather than folding them at 80 columns.
-out = SafeConsole(highlight=False, markup=False, width=None if sys.stdout.isatty() else 160)
+def _unpadded(segments: Iterable[Segment]) -> Iterator[Segment]:
+    """Segments without the spaces that end a line (a table pads every cell to its column's
+    width): piped output is grepped and diffed, where trailing blanks are noise."""
+    held: list[Segment] = []  # spaces not yet known to end their line
+    for seg in segments:
+        if seg.control:
+            yield from held
+            held.clear()
+            yield seg
+            continue
+        for i, part in enumerate(seg.text.split("\n")):
+            if i:
+                held.clear()  # they ended a line
+                yield Segment("\n", seg.style)
+            body = part.rstrip(" ")
+            if body:
+                yield from held
+                held.clear()
+                yield Segment(body, seg.style)
+            if len(body) < len(part):
+                held.append(Segment(part[len(body) :], seg.style))
+    yield from held
+
+
+# Piped output keeps long lines whole rather than folding them at 80 columns, unless COLUMNS
+# names a width.
+out = SafeConsole(
+    highlight=False,
+    markup=False,
+    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
+)
 
 
 def terminal_console(file: IO[str]) -> SafeConsole:

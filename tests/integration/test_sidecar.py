@@ -42,6 +42,9 @@ class World:
             self.long.turn(f"step {i} of the long one", f"done step {i}")
         other = Session(self.projects, "/elsewhere/other")
         other.turn("unrelated work", "fine")
+        self.other = other
+        # the wire counts bytes, not characters (the sidecar writes UTF-8 as it is)
+        other.turn("naïve café — 日本語, 🎉", "ünïcödé ✓")
         self.gone = Session(self.projects, "/elsewhere/gone")  # deleted after its import
         self.gone.turn("a session its agent deleted", "lazy keeps it")
         helper = Session(self.user_home / "scratch", "/elsewhere/gone", session_id=self.gone.id)
@@ -209,6 +212,17 @@ async def test_transcript_pages(world: World, client: LanguageClient) -> None:
     with pytest.raises(JsonRpcException) as e:
         await call(client, "transcripts/page", {"builder_id": bid, "session_id": "nope"})
     assert e.value.code == NOT_FOUND
+
+
+@pytest.mark.asyncio
+async def test_text_beyond_ascii_crosses_the_wire_whole(
+    world: World, client: LanguageClient
+) -> None:
+    page = await call(client, "transcripts/page", {"builder_id": world.other.id, "count": 10})
+    texts = [m["text"] for m in page["messages"]]
+    assert texts[-2:] == ["naïve café — 日本語, 🎉", "ünïcödé ✓"]
+    # and the message after it is framed right: the next answer parses
+    assert (await call(client, "builders/get", {"id": world.other.id}))["id"] == world.other.id
 
 
 # ---- search/query -----------------------------------------------------------------------------

@@ -3,15 +3,23 @@ notifications dumped from them, and lazy's failures as JSON-RPC errors with a co
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    LanguageServerProtocol,
+    default_converter,
+)
 
 from lazy.index.query import QueryError
 from lazy.server.protocol import AMBIGUOUS, BAD_QUERY, METHODS, NOT_FOUND, STORE_ERROR, Method
@@ -35,6 +43,39 @@ def converter() -> Any:
     conv.register_structure_hook(JsonRPCRequestMessage, keep)
     conv.register_structure_hook(JsonRPCNotification, keep)
     return conv
+
+
+_WRITING: set[asyncio.Future[Any]] = set()
+
+
+class Wire(LanguageServerProtocol):
+    """pygls' protocol, writing with orjson. A result is pydantic's JSON already (an
+    orjson.Fragment, see ``request``), so a page of 200 messages is dumped once, in Rust,
+    instead of walked by the converter and again by json.dumps (a third of the page's time,
+    on the event loop's thread)."""
+
+    def _send_data(self, data: Any) -> None:
+        if not data:
+            return
+        if self.writer is None:
+            log.error("no transport to send on")
+            return
+        try:
+            body = orjson.dumps(data, default=self._serialize_message)
+            if self._include_headers:
+                head = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                body = head.encode("ascii") + body
+            res = self.writer.write(body)
+            if inspect.isawaitable(res):
+                write = asyncio.ensure_future(res)
+                _WRITING.add(write)  # (held until done: the loop keeps only a weak one)
+                write.add_done_callback(_WRITING.discard)
+        except BrokenPipeError:
+            log.exception("sending: the pipe is broken")
+            raise
+        except Exception as error:
+            log.exception("sending")
+            self._server._report_server_error(error, JsonRpcInternalError)
 
 
 def params_of(method: str, model: type[P], raw: Any) -> P:
@@ -102,7 +143,7 @@ def request(
                 result = fn(ls, params)
             except (NotFound, Ambiguous, QueryError, StoreError) as e:
                 raise as_rpc_error(e) from None
-            return result.model_dump(mode="json") if result is not None else None
+            return orjson.Fragment(result.model_dump_json()) if result is not None else None
 
         handle.__name__ = fn.__name__
         registered = server.thread()(handle) if thread else handle

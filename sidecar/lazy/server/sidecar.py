@@ -18,7 +18,7 @@ from pygls.lsp.server import LanguageServer
 from lazy.capture.live import LiveCapture, PerThread
 from lazy.index.indexer import SearchIndex
 from lazy.server.protocol import InitializationOptions
-from lazy.server.rpc import BY_NAME, converter, params_of
+from lazy.server.rpc import BY_NAME, Wire, converter, params_of
 from lazy.store import Store
 
 VERSION = "0.1.0"
@@ -27,7 +27,7 @@ STORE_CACHE_MIB = 16
 
 class Sidecar(LanguageServer):
     def __init__(self, home: Path) -> None:
-        super().__init__("lazy", VERSION, converter_factory=converter)
+        super().__init__("lazy", VERSION, protocol_cls=Wire, converter_factory=converter)
         self.home = home
         self.extra_roots: dict[str, list[Path]] = {}
         self.live_capture = True

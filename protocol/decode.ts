@@ -255,6 +255,7 @@ export const toolCall: Decoder<P.ToolCall> = obj<P.ToolCall>({
   is_error: optional(bool),
   exit_code: optional(nullable(int)),
   duration_ms: optional(nullable(int)),
+  matches: optional(nullable(int)),
   diff: optional(arr(diffFile)),
   todos: optional(arr(todoItem)),
   subagent: optional(nullable(subagentRef)),

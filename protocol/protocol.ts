@@ -408,6 +408,7 @@ export interface ToolCall {
   is_error?: boolean;
   exit_code?: number | null;
   duration_ms?: number | null;
+  matches?: number | null;
   diff?: DiffFile[];
   todos?: TodoItem[];
   subagent?: SubagentRef | null;

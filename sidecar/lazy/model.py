@@ -126,6 +126,7 @@ class ToolCall(BaseModel):
     is_error: bool = False
     exit_code: int | None = None
     duration_ms: int | None = None
+    matches: int | None = None  # a search's results (files or lines)
     diff: list[DiffFile] = Field(default_factory=list)
     todos: list[TodoItem] = Field(default_factory=list)
     subagent: SubagentRef | None = None

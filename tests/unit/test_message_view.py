@@ -69,6 +69,20 @@ def test_edits_are_diffs_and_paths_are_said_from_the_project(store: Store) -> No
     assert isinstance(edit.input, dict) and edit.input["file_path"].startswith("/Users/dain/")
 
 
+def test_a_search_says_how_many_results_it_listed(store: Store) -> None:
+    found = {c.summary: c.matches for c in _calls(_sound(store)) if c.kind == "search"}
+    # the real outputs: 38 paths; "No files found"; "Found 5 files" over five paths (the header
+    # is not a sixth); two and one matching lines
+    assert found == {
+        "Glob '**/*.{js,html,json}'": 38,
+        "Glob '.gitignore'": 0,
+        "Grep 'webkitAudioContext|mozAudioContext|webkitURL|mozURL|webkitGetUserMedia'": 5,
+        "Grep 'webkitAudioContext|mozAudioContext|webkitURL|mozURL' in app/js": 2,
+        "Grep 'webkitAudioContext|mozAudioContext|webkitURL|mozURL' in js/lib": 1,
+    }
+    assert all(c.matches is None for c in _calls(_sound(store)) if c.kind != "search")
+
+
 def test_todowrite_is_a_checklist(store: Store) -> None:
     todos = [c for c in _calls(_sound(store)) if c.kind == "todo"]
     assert len(todos) >= 5

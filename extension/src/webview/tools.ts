@@ -62,12 +62,6 @@ export function shellCommand(t: ToolCall): string {
 }
 
 /** How many results a search printed: its output's non-empty lines. */
-export function searchCount(t: ToolCall): number {
-  const out = (t.output ?? "").trim();
-  if (!out || /^No (files|matches) found\.?$/i.test(out)) return 0;
-  return out.split("\n").filter((l) => l.trim()).length;
-}
-
 function summaryNodes(doc: Document, t: ToolCall): Node[] {
   const kind = t.kind ?? "other";
   const icon = el(doc, "span", "tool-icon", TOOL_ICONS[kind]);
@@ -79,8 +73,9 @@ function summaryNodes(doc: Document, t: ToolCall): Node[] {
     nodes.push(badge(doc, "exit bad", "error"));
   }
   if (t.duration_ms !== null && t.duration_ms !== undefined) nodes.push(badge(doc, "duration", durationLabel(t.duration_ms)));
-  if (kind === "search" && t.output !== null && t.output !== undefined) {
-    const n = searchCount(t);
+  // how many, as the sidecar counted them (the header's count, else the lines printed)
+  if (kind === "search" && t.matches !== null && t.matches !== undefined) {
+    const n = t.matches;
     nodes.push(badge(doc, "count", n === 1 ? "1 match" : `${n.toLocaleString("en-US")} matches`));
   }
   if (kind === "task" && t.subagent) nodes.push(badge(doc, "count", plural(t.subagent.message_count ?? 0, "message")));

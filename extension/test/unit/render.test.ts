@@ -7,7 +7,7 @@ import { foldText, openFold } from "../../src/webview/dom";
 import { diffLineKind } from "../../src/webview/diff";
 import { clearMarks, markTerms, termRanges } from "../../src/webview/marks";
 import { builderMeta, builderTitle, estimatedHeight, renderDeferred, renderMessage } from "../../src/webview/render";
-import { searchCount, shellCommand } from "../../src/webview/tools";
+import { shellCommand } from "../../src/webview/tools";
 import { builder } from "../fakes";
 import { page } from "../dom";
 
@@ -121,11 +121,12 @@ describe("the transcript's message rendering", () => {
   });
 
   it("shows a search's pattern and how many results it printed", () => {
-    const t = call({ name: "Grep", kind: "search", summary: "Grep 'TODO' in src", input: { pattern: "TODO", path: "src" }, output: "a.py:1\nb.py:2\n\nc.py:3\n" });
+    const t = call({ name: "Grep", kind: "search", summary: "Grep 'TODO' in src", input: { pattern: "TODO", path: "src" }, output: "a.py:1\nb.py:2\n\nc.py:3\n", matches: 3 });
     const d = openTool(t);
     assert.equal(d.querySelector(".badge.count")?.textContent, "3 matches");
     assert.equal(d.querySelector(".tool-field .tool-value")?.textContent, "TODO");
-    assert.equal(searchCount(call({ kind: "search", output: "No files found" })), 0);
+    const none = openTool(call({ kind: "search", output: "No files found", matches: 0 }));
+    assert.equal(none.querySelector(".badge.count")?.textContent, "0 matches");
   });
 
   it("shows TodoWrite as a checklist, open", () => {

@@ -43,6 +43,7 @@ class ResultShape:
     exit_code: int | None = None
     duration_ms: int | None = None
     reminders: list[str] = field(default_factory=list)  # harness text riding on the output
+    matches: int | None = None  # a search's results, when its agent records how many
 
 
 Describe = Callable[[str, Any], CallShape]
@@ -289,6 +290,21 @@ def shell_result(output: str) -> ResultShape:
         exit_code=int(code.group(1)) if code else None,
         duration_ms=round(float(wall.group(1)) * 1000) if wall else None,
     )
+
+
+_FOUND = re.compile(r"\A\s*Found (\d+) (?:files?|matches?|results?|lines?)\b", re.I)
+_NONE_FOUND = re.compile(r"\A\s*No (?:files|matches|results) found\.?\s*\Z", re.I)
+
+
+def listed(output: str) -> int:
+    """How many results a search printed: the count its header gives (``Found 5 files``),
+    else its non-blank lines; none for ``No files found``."""
+    found = _FOUND.match(output)
+    if found:
+        return int(found.group(1))
+    if not output.strip() or _NONE_FOUND.match(output):
+        return 0
+    return sum(1 for x in output.splitlines() if x.strip())
 
 
 def whole_block(label: Callable[[str], str | None], text: str) -> list[tuple[str | None, str]]:

@@ -290,6 +290,8 @@ def _call_line(t: ToolCall) -> list[Piece]:
         line.append((" · error", "red"))
     if t.duration_ms is not None:
         line.append((f" · {t.duration_ms / 1000:.1f} s", "dim"))
+    if t.matches is not None:
+        line.append((f" · {t.matches:,} {'match' if t.matches == 1 else 'matches'}", "dim"))
     if t.output is None and t.kind != "task":
         line.append((" · no result recorded", "dim italic"))
     elif t.output == "" and not (t.diff or t.todos):

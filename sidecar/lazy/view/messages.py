@@ -16,7 +16,7 @@ from typing import Any
 
 from lazy.agents import AGENTS
 from lazy.agents.base import ToolKnowledge
-from lazy.agents.tools import CallShape, ResultShape, unknown
+from lazy.agents.tools import CallShape, ResultShape, listed, unknown
 from lazy.blocks import render, spoken
 from lazy.model import MessageView, Part, SidechainInfo, SubagentRef, ToolCall
 from lazy.store.queries import StoredMessage
@@ -128,6 +128,8 @@ def _tool(
         call.is_error = call.is_error or call.exit_code not in (None, 0)
         call.result_number = result.number if result.number != here else None
         reminders = said.reminders
+        if shape.kind == "search":
+            call.matches = said.matches if said.matches is not None else listed(said.output)
     if shape.kind == "task" and subagents is not None:
         call.subagent = subagents.find(shape, call.output)
     return call, reminders

@@ -11,7 +11,6 @@ that.
 
 from __future__ import annotations
 
-import os
 import sys
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
@@ -247,13 +246,8 @@ def _unpadded(segments: Iterable[Segment]) -> Iterator[Segment]:
     yield from held
 
 
-# Piped output keeps long lines whole rather than folding them at 80 columns, unless COLUMNS
-# names a width.
-out = SafeConsole(
-    highlight=False,
-    markup=False,
-    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
-)
+# Piped output keeps long lines whole rather than folding them at 80 columns.
+out = SafeConsole(highlight=False, markup=False, width=None if sys.stdout.isatty() else 160)
 
 
 def terminal_console(file: IO[str]) -> SafeConsole:

@@ -256,6 +256,8 @@ export const toolCall: Decoder<P.ToolCall> = obj<P.ToolCall>({
   exit_code: optional(nullable(int)),
   duration_ms: optional(nullable(int)),
   matches: optional(nullable(int)),
+  first_line: optional(nullable(int)),
+  language: optional(nullable(str)),
   diff: optional(arr(diffFile)),
   todos: optional(arr(todoItem)),
   subagent: optional(nullable(subagentRef)),

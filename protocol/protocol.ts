@@ -409,6 +409,8 @@ export interface ToolCall {
   exit_code?: number | null;
   duration_ms?: number | null;
   matches?: number | null;
+  first_line?: number | null;
+  language?: string | null;
   diff?: DiffFile[];
   todos?: TodoItem[];
   subagent?: SubagentRef | null;

@@ -127,6 +127,8 @@ class ToolCall(BaseModel):
     exit_code: int | None = None
     duration_ms: int | None = None
     matches: int | None = None  # a search's results (files or lines)
+    first_line: int | None = None  # a read's output is the file's text from this line
+    language: str | None = None  # a read file's, for the highlighter
     diff: list[DiffFile] = Field(default_factory=list)
     todos: list[TodoItem] = Field(default_factory=list)
     subagent: SubagentRef | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lazy.agents.claude import tools as claude
 from lazy.agents.codex import tools as codex
 from lazy.agents.opencode import tools as opencode
-from lazy.agents.tools import apply_patch_diffs, unified_diffs
+from lazy.agents.tools import apply_patch_diffs, numbered_lines, unified_diffs
 
 
 def test_multiedit_is_one_diff_with_a_hunk_per_edit() -> None:
@@ -89,4 +89,17 @@ def test_claude_harness_in_a_user_line_is_split_from_the_words() -> None:
     result = claude.describe_result(
         "Read", "1→a\n\n<system-reminder>\nbe careful\n</system-reminder>\n"
     )
-    assert result.output == "1→a\n" and result.reminders == ["be careful"]
+    assert (result.output, result.first_line, result.reminders) == ("a\n", 1, ["be careful"])
+
+
+def test_a_read_is_the_files_text_from_its_first_line() -> None:
+    assert numbered_lines("    10→x = 1\n    11→\n    12→  y\n") == ("x = 1\n\n  y\n", 10)
+    assert numbered_lines("     1→a→b") == ("a→b\n", 1)  # the first arrow only
+    # anything else is left as it was: out of order, a line without its number, an error
+    assert numbered_lines("1→a\n3→b\n") is None
+    assert numbered_lines("1→a\nplain\n") is None
+    assert numbered_lines("<tool_use_error>File does not exist.</tool_use_error>") is None
+    assert numbered_lines("") is None
+    said = claude.describe_result("Read", "File does not exist.")
+    assert (said.output, said.first_line) == ("File does not exist.", None)
+    assert claude.describe_result("Grep", "1→a\n").first_line is None  # only a read's

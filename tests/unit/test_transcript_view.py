@@ -66,6 +66,11 @@ def _hostile() -> Transcript:
         output=f"out {EVIL}\n" * 3, exit_code=1,
     )  # fmt: skip
     odd = ToolCall(name=f"mcp{EVIL}", kind="mcp", summary=f"mcp {EVIL}", input={EVIL: EVIL})
+    read = ToolCall(
+        name="Read", kind="read", summary="Read a.py (lines 9-10)", output=f"x = 1\n{EVIL}\n",
+        first_line=9,
+    )  # fmt: skip
+    grep = ToolCall(name="Grep", kind="search", summary="Grep 'x'", output="a\nb\nc", matches=3)
     task = ToolCall(
         name="Task", kind="task", summary=f"Task: {EVIL}", output=EVIL,
         subagent=SubagentRef(session_id="side", description=EVIL, agent_type=f"t{EVIL}",
@@ -76,7 +81,7 @@ def _hostile() -> Transcript:
         Part(kind="thinking", text=f"think {EVIL}"),
         Part(kind="harness", label=f"IDE event {EVIL}", text=f"<ide_opened_file>{EVIL}"),
         Part(kind="image", media_type=f"image/png{EVIL}", bytes=2048, name=f"a{EVIL}.png"),
-        *(Part(kind="tool", tool=t) for t in (edit, todo, shell, odd, task)),
+        *(Part(kind="tool", tool=t) for t in (edit, todo, shell, odd, read, grep, task)),
     ]
     side_msg = MessageView(
         number=1, role="assistant", text="", session_id="side", timestamp=None, kinds=["text"],
@@ -149,6 +154,12 @@ def test_safe_markdown_emits_no_hyperlink_and_keeps_html_as_text() -> None:
         Markdown("[here](https://x.example/a)")
     )
     assert "\x1b]8;" in raw.getvalue()
+
+
+def test_a_read_shows_its_line_numbers_and_a_search_its_count() -> None:
+    text = "\n".join(plain(layout(_hostile(), [], Fold())))
+    assert "\n     9  x = 1\n    10  " in text  # (the file's lines, numbered from 9, indented)
+    assert "● Grep 'x' · 3 matches" in text
 
 
 def test_folds_and_unfolds() -> None:

@@ -35,7 +35,7 @@ export function termRanges(text: string, terms: readonly string[]): [number, num
 
 /** Text that is chrome, not the message: its number and time, buttons, icons, a fold's preview
  * (the start of the text it folds, which is marked inside). */
-const CHROME = ".head, button, .tool-icon, .range-actions, .media-open, .preview";
+const CHROME = ".head, button, .tool-icon, .range-actions, .media-open, .preview, .dl-sign";
 
 /** Open the folds in root whose text holds a term (and those that opening reveals). */
 export function openFoldsWith(root: HTMLElement, terms: readonly string[]): number {
@@ -73,14 +73,14 @@ function textNodes(root: HTMLElement): Text[] {
 }
 
 /** Wrap [a, b) of one node's text (offsets in the node) in marks; returns them in order. */
-function wrapNode(node: Text, segments: [number, number, number][], cls: string, groups: HTMLElement[][]): void {
+function wrapNode(node: Text, segments: [number, number, number][], cls: string, groups: HTMLElement[][], tag: string): void {
   const doc = node.ownerDocument;
   const text = node.nodeValue ?? "";
   const pieces: Node[] = [];
   let at = 0;
   for (const [a, b, hit] of segments) {
     if (a > at) pieces.push(doc.createTextNode(text.slice(at, a)));
-    const mark = doc.createElement("mark");
+    const mark = doc.createElement(tag);
     mark.className = cls;
     mark.textContent = text.slice(a, b);
     pieces.push(mark);
@@ -95,6 +95,13 @@ function wrapNode(node: Text, segments: [number, number, number][], cls: string,
  * one first. Returns each occurrence's marks (one or more elements), in document order. */
 export function markTerms(root: HTMLElement, terms: readonly string[], opts: { open?: boolean; cls?: string } = {}): HTMLElement[][] {
   if (opts.open) openFoldsWith(root, terms);
+  return markRanges(root, (all) => termRanges(all, terms), opts.cls ?? "hit");
+}
+
+/** Wrap the [start, end) ranges `find` gives of root's text (its text nodes run together,
+ * chrome left out) in `tag` elements of class cls, splitting nodes where a range crosses
+ * them. Returns each range's elements, in document order. */
+export function markRanges(root: HTMLElement, find: (text: string) => [number, number][], cls: string, tag = "mark"): HTMLElement[][] {
   const nodes = textNodes(root);
   const starts: number[] = [];
   let all = "";
@@ -102,7 +109,7 @@ export function markTerms(root: HTMLElement, terms: readonly string[], opts: { o
     starts.push(all.length);
     all += n.nodeValue ?? "";
   }
-  const ranges = termRanges(all, terms);
+  const ranges = find(all);
   const groups: HTMLElement[][] = [];
   if (ranges.length === 0) return groups;
   const perNode = new Map<number, [number, number, number][]>();
@@ -120,7 +127,7 @@ export function markTerms(root: HTMLElement, terms: readonly string[], opts: { o
   });
   for (const [i, segs] of perNode) {
     const node = nodes[i];
-    if (node) wrapNode(node, segs, opts.cls ?? "hit", groups);
+    if (node) wrapNode(node, segs, cls, groups, tag);
   }
   return groups.filter((g) => g.length > 0);
 }

@@ -6,7 +6,7 @@ import { isRecord } from "../protocol/decoders";
 import { linkTarget } from "../transcript/links";
 import { renderDiffFile } from "./diff";
 import { durationLabel, el, fold, lineCount, oneLine, plural, spaced } from "./dom";
-import { highlightHtml } from "./highlight";
+import { highlightHtml, knownLanguage } from "./highlight";
 import { renderMarkdown } from "./markdown";
 import { sanitizeCode } from "./sanitize";
 
@@ -97,6 +97,28 @@ export function outputBlock(doc: Document, t: ToolCall, label = "Output"): HTMLE
   const n = lineCount(t.output);
   box.append(el(doc, "div", "tool-label", `${label}${n > 1 ? ` (${plural(n, "line")})` : ""}`));
   box.append(el(doc, "pre", `output${t.is_error ? " error" : ""}`, t.output));
+  if (t.output_chars !== null && t.output_chars !== undefined) {
+    box.append(el(doc, "div", "tool-note", `(${t.output_chars.toLocaleString("en-US")} characters in all, the head kept)`));
+  }
+  return box;
+}
+
+/** A file's text as a read returned it (the sidecar took its line numbers out): the
+ * numbers in a gutter beside it, the text highlighted by the file's language. */
+function fileBlock(doc: Document, t: ToolCall, first: number): HTMLElement {
+  const text = (t.output ?? "").replace(/\n$/, "");
+  const n = text.split("\n").length;
+  const box = el(doc, "div", "tool-output");
+  box.append(el(doc, "div", "tool-label", n > 1 ? `Lines ${first}–${first + n - 1}` : `Line ${first}`));
+  const view = el(doc, "div", "file-view");
+  const gutter = el(doc, "pre", "file-gutter", Array.from({ length: n }, (_, i) => String(first + i)).join("\n"));
+  gutter.setAttribute("aria-hidden", "true");
+  const code = el(doc, "pre", "file-code");
+  const html = highlightHtml(text, knownLanguage(t.language));
+  if (html === undefined) code.textContent = text;
+  else code.append(sanitizeCode(doc, html));
+  view.append(gutter, code);
+  box.append(view);
   if (t.output_chars !== null && t.output_chars !== undefined) {
     box.append(el(doc, "div", "tool-note", `(${t.output_chars.toLocaleString("en-US")} characters in all, the head kept)`));
   }
@@ -211,7 +233,7 @@ function bodyOf(doc: Document, t: ToolCall, ctx: ToolContext): Node[] {
     case "shell":
       return [el(doc, "pre", "command", `$ ${shellCommand(t)}`), outputBlock(doc, t)];
     case "read":
-      return [outputBlock(doc, t)];
+      return [t.first_line !== null && t.first_line !== undefined && t.output ? fileBlock(doc, t, t.first_line) : outputBlock(doc, t)];
     case "edit":
     case "write": {
       const files = t.diff ?? [];

@@ -4,7 +4,7 @@
 import * as assert from "node:assert/strict";
 import type { MessageView, Part, ToolCall } from "../../src/protocol";
 import { foldText, openFold } from "../../src/webview/dom";
-import { diffLineKind } from "../../src/webview/diff";
+import { changedRanges, diffLineKind } from "../../src/webview/diff";
 import { clearMarks, markTerms, termRanges } from "../../src/webview/marks";
 import { builderMeta, builderTitle, estimatedHeight, renderDeferred, renderMessage } from "../../src/webview/render";
 import { shellCommand } from "../../src/webview/tools";
@@ -99,6 +99,21 @@ describe("the transcript's message rendering", () => {
     assert.equal(d.querySelector(".tool-output .tool-note")?.textContent, "(90,000 characters in all, the head kept)");
   });
 
+  it("shows a file a read returned with its line numbers in a gutter, highlighted by its language", () => {
+    const t = call({ name: "Read", kind: "read", summary: "Read a.py (lines 10-12)", output: "def f():\n    return 1\n\n", first_line: 10, language: "python" });
+    const d = openTool(t);
+    assert.equal(d.querySelector(".tool-output .tool-label")?.textContent, "Lines 10–12");
+    assert.equal(d.querySelector(".file-gutter")?.textContent, "10\n11\n12");
+    const code = d.querySelector(".file-code");
+    assert.ok(code);
+    assert.equal(code.textContent, "def f():\n    return 1\n");
+    assert.equal(code.querySelector(".hljs-keyword")?.textContent, "def");
+    // a read the sidecar could not number (an error, a note) is its output as it came
+    const plain = openTool(call({ name: "Read", kind: "read", output: "File does not exist.", is_error: true }));
+    assert.equal(plain.querySelector(".file-view"), null);
+    assert.equal(plain.querySelector("pre.output")?.textContent, "File does not exist.");
+  });
+
   it("renders an edit as a unified diff, lines coloured by kind and highlighted by language", () => {
     const d = openTool(call({ name: "Edit", kind: "edit", summary: "Edit src/app.py (+1 -1)", diff: [{ path: "src/app.py", diff: EDIT_DIFF, added: 1, removed: 1, language: "python" }] }));
     assert.equal(d.open, true, "a small diff is open from the start");
@@ -110,7 +125,23 @@ describe("the transcript's message rendering", () => {
     assert.equal(d.querySelector(".dl-add")?.textContent, "+    limit = 100");
     assert.equal(d.querySelector(".dl-add .hljs-number")?.textContent, "100");
     assert.equal(d.querySelector(".dl-ctx .hljs-keyword")?.textContent, "def");
+    // within the changed line, the word that changed (inside the highlighter's span)
+    assert.deepEqual(Array.from(d.querySelectorAll(".dl-chg")).map((c) => [c.closest(".dl")?.className, c.textContent]), [
+      ["dl dl-del", "50"],
+      ["dl dl-add", "100"],
+    ]);
+    assert.equal(d.querySelector(".dl-add .hljs-number .dl-chg")?.textContent, "100");
     assert.deepEqual(["+x", "-y", " z", "@@ -1 +1 @@", "+++ b/x", "--- a/x"].map(diffLineKind), ["add", "del", "ctx", "hunk", "meta", "meta"]);
+  });
+
+  it("marks what changed within a line only where a removed line has its added one", () => {
+    assert.deepEqual(changedRanges("const x = foo(a, b);", "const x = foo(a, c, b);"), [[17, 17], [17, 20]]); // "c, " put in
+    assert.deepEqual(changedRanges("limit = 50", "limit = 100"), [[8, 10], [8, 11]]);
+    assert.equal(changedRanges("alpha", "omega"), undefined, "nothing shared: the line's colour says it");
+    assert.equal(changedRanges("same", "same"), undefined);
+    const diff = "@@ -1,3 +1,2 @@\n-one = 1\n-two = 2\n+one = 10\n ctx";
+    const d = openTool(call({ name: "Edit", kind: "edit", summary: "Edit a.py", diff: [{ path: "a.py", diff, added: 1, removed: 2, language: "python" }] }));
+    assert.equal(d.querySelectorAll(".dl-chg").length, 0, "two removed, one added: no pairs to compare");
   });
 
   it("renders a patch of several files, each with its path", () => {

@@ -28,6 +28,7 @@ class CallShape:
     diff: list[DiffFile] = field(default_factory=list)
     todos: list[TodoItem] = field(default_factory=list)
     mcp_server: str | None = None
+    language: str | None = None  # of the file it reads, for the highlighter
     # a call that runs a subagent: the prompt it was handed (to find that subagent by),
     # what it was asked to do, and its type
     subagent_prompt: str | None = None
@@ -44,6 +45,7 @@ class ResultShape:
     duration_ms: int | None = None
     reminders: list[str] = field(default_factory=list)  # harness text riding on the output
     matches: int | None = None  # a search's results, when its agent records how many
+    first_line: int | None = None  # the output is a file's text from this line, numbers out
 
 
 Describe = Callable[[str, Any], CallShape]
@@ -290,6 +292,33 @@ def shell_result(output: str) -> ResultShape:
         exit_code=int(code.group(1)) if code else None,
         duration_ms=round(float(wall.group(1)) * 1000) if wall else None,
     )
+
+
+_NUMBERED = re.compile(r" *(\d+)→(.*)")
+
+
+def numbered_lines(output: str) -> tuple[str, int] | None:
+    """A file's lines as a read tool prints them (``     1→text``, each line numbered, one
+    after the other): the text without the numbers, and the first line's number; None when
+    the output is anything else (an error, a note, lines out of order)."""
+    lines = output.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        return None
+    text: list[str] = []
+    first = 0
+    for i, line in enumerate(lines):
+        m = _NUMBERED.fullmatch(line)
+        if m is None:
+            return None
+        n = int(m.group(1))
+        if i == 0:
+            first = n
+        elif n != first + i:
+            return None
+        text.append(m.group(2))
+    return "\n".join(text) + "\n", first
 
 
 _FOUND = re.compile(r"\A\s*Found (\d+) (?:files?|matches?|results?|lines?)\b", re.I)

@@ -240,7 +240,8 @@ class Layout:
         if _shows_input(t, full):
             out += folded(_pretty(t.input), INPUT_LINES, full, body, "")
         if t.output and (full or t.is_error or not (t.diff or t.todos)):
-            out += folded(t.output, OUTPUT_LINES, full, body, "red" if t.is_error else "dim")
+            shown = _numbered(t.output, t.first_line) if t.first_line is not None else t.output
+            out += folded(shown, OUTPUT_LINES, full, body, "red" if t.is_error else "dim")
             if t.output_chars and t.output_chars > len(t.output):
                 kept = (
                     f"(the store kept the first {len(t.output):,} of {t.output_chars:,} characters)"
@@ -299,6 +300,13 @@ def _call_line(t: ToolCall) -> list[Piece]:
     if t.result_number is not None:
         line.append((f"  #{t.result_number}", "dim"))
     return line
+
+
+def _numbered(text: str, first: int) -> str:
+    """A read file's text with its line numbers before each line, as the agent showed it."""
+    lines = text.removesuffix("\n").split("\n")
+    width = len(str(first + len(lines) - 1))
+    return "\n".join(f"{first + i:>{width}}  {x}" for i, x in enumerate(lines))
 
 
 def _todo(text: str, status: str) -> list[Piece]:

@@ -115,6 +115,7 @@ def _tool(
         diff=shape.diff,
         todos=shape.todos,
         mcp_server=shape.mcp_server,
+        language=shape.language,
     )
     reminders: list[str] = []
     if result is not None:
@@ -128,6 +129,7 @@ def _tool(
         call.is_error = call.is_error or call.exit_code not in (None, 0)
         call.result_number = result.number if result.number != here else None
         reminders = said.reminders
+        call.first_line = said.first_line
         if shape.kind == "search":
             call.matches = said.matches if said.matches is not None else listed(said.output)
     if shape.kind == "task" and subagents is not None:

@@ -13,8 +13,10 @@ from lazy.agents.tools import (
     edits_diff,
     file_diff,
     label_by,
+    language_of,
     line,
     mcp_call,
+    numbered_lines,
     s,
     shell_result,
     task_call,
@@ -33,7 +35,7 @@ def _read(v: dict[str, Any]) -> CallShape:
         span = f" (from line {offset})"
     elif isinstance(limit, int):
         span = f" (lines 1-{limit})"
-    return CallShape("read", line(f"Read {path}{span}"))
+    return CallShape("read", line(f"Read {path}{span}"), language=language_of(path))
 
 
 def _search(name: str, v: dict[str, Any]) -> CallShape:
@@ -100,6 +102,9 @@ def describe_result(name: str, output: str) -> ResultShape:
     if reminders:
         output = _REMINDER.sub("\n", output).rstrip("\n") + "\n"
     said = shell_result(output) if name == "Bash" else ResultShape(output)
+    numbered = numbered_lines(said.output) if name == "Read" else None
+    if numbered is not None:
+        return ResultShape(numbered[0], reminders=reminders, first_line=numbered[1])
     return ResultShape(said.output, said.exit_code, said.duration_ms, reminders)
 
 

@@ -9,6 +9,7 @@ from lazy.agents.tools import (
     ResultShape,
     checklist_summary,
     file_diff,
+    language_of,
     line,
     s,
     shell_result,
@@ -29,7 +30,7 @@ def _read(v: dict[str, Any]) -> CallShape:
     span = ""
     if isinstance(offset, int) and isinstance(limit, int):
         span = f" (lines {offset + 1}-{offset + limit})"
-    return CallShape("read", line(f"Read {_path(v)}{span}"))
+    return CallShape("read", line(f"Read {_path(v)}{span}"), language=language_of(_path(v)))
 
 
 def describe(name: str, value: Any) -> CallShape:

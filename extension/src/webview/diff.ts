@@ -47,8 +47,8 @@ export function renderDiffLines(doc: Document, d: DiffFile): HTMLElement {
 }
 
 /** Of a removed line and the added line that replaced it, the characters each has between
- * what they share at their start and at their end: [removed, added] ranges; undefined when
- * they share too little for that to say more than the lines' colours do. */
+ * what they share at their start and at their end: [removed, added] ranges; undefined unless
+ * they share at least half of the shorter one (else they are not one line changed). */
 export function changedRanges(removed: string, added: string): [[number, number], [number, number]] | undefined {
   const max = Math.min(removed.length, added.length);
   let head = 0;
@@ -61,15 +61,18 @@ export function changedRanges(removed: string, added: string): [[number, number]
   if (word(removed[removed.length - tail - 1]) || word(added[added.length - tail - 1])) {
     while (tail > 0 && word(removed[removed.length - tail])) tail--;
   }
-  if (head + tail < 2 || head + tail === Math.max(removed.length, added.length)) return undefined;
+  // mostly the same line, or the marks are noise
+  const shared = head + tail;
+  if (shared < Math.max(2, Math.min(removed.length, added.length) / 2)) return undefined;
+  if (shared === Math.max(removed.length, added.length)) return undefined;
   return [
     [head, removed.length - tail],
     [head, added.length - tail],
   ];
 }
 
-/** Mark, in each run of removed lines followed by as many added ones, what changed within
- * each pair of lines (span.dl-chg), across the highlighter's spans. */
+/** Mark, in each run of removed lines followed by added ones, what changed within each pair
+ * of lines in the same place of their runs (span.dl-chg), across the highlighter's spans. */
 function markChanges(pre: HTMLElement): void {
   const lines = Array.from(pre.querySelectorAll<HTMLElement>(":scope > .dl"));
   const is = (i: number, kind: DiffLineKind): boolean => lines[i]?.classList.contains(`dl-${kind}`) ?? false;
@@ -79,12 +82,10 @@ function markChanges(pre: HTMLElement): void {
     while (is(j, "del")) j++;
     let k = j;
     while (is(k, "add")) k++;
-    if (k - j === j - i) {
-      for (let n = 0; n < j - i; n++) {
-        const del = lines[i + n];
-        const add = lines[j + n];
-        if (del && add) markPair(del, add);
-      }
+    for (let n = 0; n < Math.min(j - i, k - j); n++) {
+      const del = lines[i + n];
+      const add = lines[j + n];
+      if (del && add) markPair(del, add);
     }
     i = k - 1;
   }

@@ -134,14 +134,16 @@ describe("the transcript's message rendering", () => {
     assert.deepEqual(["+x", "-y", " z", "@@ -1 +1 @@", "+++ b/x", "--- a/x"].map(diffLineKind), ["add", "del", "ctx", "hunk", "meta", "meta"]);
   });
 
-  it("marks what changed within a line only where a removed line has its added one", () => {
+  it("marks what changed within a line where a removed line and an added one are mostly the same", () => {
     assert.deepEqual(changedRanges("const x = foo(a, b);", "const x = foo(a, c, b);"), [[17, 17], [17, 20]]); // "c, " put in
     assert.deepEqual(changedRanges("limit = 50", "limit = 100"), [[8, 10], [8, 11]]);
     assert.equal(changedRanges("alpha", "omega"), undefined, "nothing shared: the line's colour says it");
     assert.equal(changedRanges("same", "same"), undefined);
+    assert.equal(changedRanges("x = compute(a)", "print(done)"), undefined, "two different lines");
+    // paired in place: the first removed with the first added; the second has no partner
     const diff = "@@ -1,3 +1,2 @@\n-one = 1\n-two = 2\n+one = 10\n ctx";
     const d = openTool(call({ name: "Edit", kind: "edit", summary: "Edit a.py", diff: [{ path: "a.py", diff, added: 1, removed: 2, language: "python" }] }));
-    assert.equal(d.querySelectorAll(".dl-chg").length, 0, "two removed, one added: no pairs to compare");
+    assert.deepEqual(Array.from(d.querySelectorAll(".dl-chg")).map((c) => c.textContent), ["1", "10"]);
   });
 
   it("renders a patch of several files, each with its path", () => {

@@ -523,6 +523,27 @@ test("opening a Builder shows its messages with their numbers", { skip: SKIP }, 
   await page.screenshot({ path: path.join(OUT, "transcript.png") });
 });
 
+test("Export Builder… writes the transcript in front as HTML where the user says", { skip: SKIP }, async () => {
+  await openBuilder(script.plan.summary);
+  await transcriptFrame([script.plan.summary]);
+  const target = path.join(tmp, "exported", "plan.html");
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  await runCommand("Lazy: Export Builder…");
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "one self-contained file" }).first().click();
+  // VS Code's own save dialog in the browser: a path to type, as a user types it
+  const input = page.locator(".quick-input-widget input.input");
+  await until("the save dialog", async () => (await input.isVisible()) && (await input.inputValue()).endsWith(".html"));
+  await input.fill(target);
+  await input.press("Enter");
+  await until("the export written", () => fs.existsSync(target) && fs.statSync(target).size > 0, 60_000);
+  const html = fs.readFileSync(target, "utf8");
+  assert.ok(html.startsWith("<!DOCTYPE html>") && html.includes(script.plan.summary), html.slice(0, 400));
+  assert.ok(!/<script/i.test(html), "an export runs no script");
+  const toast = page.locator(".notifications-toasts").filter({ hasText: "Exported messages 1–" });
+  await toast.first().waitFor({ state: "visible", timeout: 30_000 });
+  assert.match(await toast.first().innerText(), /to plan\.html \(\d+ secrets? redacted\)/);
+});
+
 test("a tool call expands to show its output", { skip: SKIP }, async () => {
   await openBuilder(script.tools.summary);
   const frame = await transcriptFrame([script.tools.summary, "Read"]);

@@ -20,7 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from lazy.export.as_markdown import ROLE
+from lazy.export import words
 from lazy.export.document import ExportDocument
 from lazy.model import MessageView, Part, SidechainView, ToolCall
 from lazy.usage.report import money, tokens_short
@@ -105,16 +105,11 @@ def diff_html(diff: str) -> str:
 
 
 def _badges(t: ToolCall) -> str:
-    out = []
-    if t.exit_code not in (None, 0):
-        out.append(f'<span class="badge bad">exit {t.exit_code}</span>')
-    elif t.is_error:
-        out.append('<span class="badge bad">error</span>')
-    if t.duration_ms is not None:
-        out.append(f'<span class="badge">{t.duration_ms / 1000:.1f} s</span>')
-    if t.matches is not None:
-        out.append(f'<span class="badge">{t.matches:,} matches</span>')
-    return "".join(out)
+    bad = t.is_error or t.exit_code not in (None, 0)
+    return "".join(
+        f'<span class="badge{" bad" if bad and i == 0 else ""}">{_esc(x)}</span>'
+        for i, x in enumerate(words.states(t))
+    )
 
 
 def _tool_body(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> list[str]:
@@ -136,9 +131,8 @@ def _tool_body(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> list
     elif t.kind in ("mcp", "other") and t.input is not None:
         dumped = orjson.dumps(t.input, option=orjson.OPT_INDENT_2).decode()
         body.append(code_html(for_terminal(dumped), "json"))
-    # what an edit or a checklist said back is the call again: shown when it failed
-    if t.output and t.subagent is None and (t.is_error or not (t.diff or t.todos)):
-        text = for_terminal(t.output)
+    if words.shows_output(t):
+        text = for_terminal(t.output or "")
         if t.first_line is not None:
             body.append(code_html(text, t.language or "text", t.first_line))
         else:
@@ -157,7 +151,7 @@ def _tool(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
 def _subagent(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
     sub = t.subagent
     assert sub is not None
-    head = " · ".join(x for x in (sub.agent_type, f"{sub.message_count} messages") if x)
+    head = words.subagent(sub)
     out = [f'<div class="subagent-head">Subagent: {_esc(for_terminal(sub.description or ""))}'
            f" <span class=\"badge\">{_esc(head)}</span></div>"]  # fmt: skip
     if sub.outcome:
@@ -179,19 +173,14 @@ def _part(p: Part, sides: dict[str, SidechainView], depth: int) -> str:
         text = f'<pre class="harness">{_esc(for_terminal(p.text))}</pre>'
         return _details("harness", label, text) if p.text else f'<p class="note">{label}</p>'
     if p.kind in ("image", "file"):
-        what = " · ".join(
-            x for x in (p.name, p.media_type, f"{p.bytes:,} bytes" if p.bytes else None) if x
-        )
-        return f'<p class="placeholder">[{p.kind}: {_esc(for_terminal(what))} — not included]</p>'
+        return f'<p class="placeholder">[{_esc(for_terminal(words.media(p)))}]</p>'
     return _tool(p.tool, sides, depth) if p.tool is not None else ""
 
 
 def message_html(m: MessageView, sides: dict[str, SidechainView], depth: int = 0) -> str:
-    head = [f'<span class="num">#{m.number}</span>', _esc(ROLE.get(m.role, m.role))]
-    if m.model:
-        head.append(f'<span class="dim">{_esc(for_terminal(m.model))}</span>')
-    if m.timestamp:
-        head.append(f'<span class="dim">{_esc(m.timestamp[:19].replace("T", " "))}</span>')
+    number, role, *rest = words.head(m)
+    head = [f'<span class="num">{number}</span>', _esc(role)]
+    head += [f'<span class="dim">{_esc(for_terminal(x))}</span>' for x in rest]
     parts = [_part(p, sides, depth) for p in m.parts] or [markdown_html(m.text)]
     ident = f' id="m-{m.number}"' if depth == 0 else ""
     return (

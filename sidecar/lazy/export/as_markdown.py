@@ -15,12 +15,12 @@ import re
 
 import orjson
 
+from lazy.export import words
 from lazy.export.document import ExportDocument
 from lazy.model import MessageView, Part, SidechainView, ToolCall
 from lazy.usage.report import money, tokens_short
 from lazy.view.terminal import for_terminal, one_line
 
-ROLE = {"user": "User", "assistant": "Assistant", "system": "Harness"}
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:.*?[^`])?\1(?!`)", re.S)
 _LINK = re.compile(r"\]\(\s*<?([a-zA-Z][a-zA-Z0-9+.-]*):")
@@ -88,13 +88,7 @@ def folded(summary: str, body: str, open_: bool = False) -> str:
 
 
 def _tool(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
-    said = [t.summary]
-    if t.exit_code not in (None, 0):
-        said.append(f"exit {t.exit_code}")
-    elif t.is_error:
-        said.append("error")
-    if t.matches is not None:
-        said.append(f"{t.matches} matches")
+    said = [t.summary, *words.states(t)]
     body: list[str] = []
     if t.kind == "shell" and isinstance(t.input, dict) and t.input.get("command"):
         body.append(fenced(f"$ {t.input['command']}", "sh"))
@@ -107,8 +101,8 @@ def _tool(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
         body.append(_subagent(t, sides, depth))
     elif t.kind in ("mcp", "other") and t.input is not None:
         body.append(fenced(orjson.dumps(t.input, option=orjson.OPT_INDENT_2).decode(), "json"))
-    if t.output and t.subagent is None and (t.is_error or not (t.diff or t.todos)):
-        body.append(fenced(t.output, t.language or "text"))
+    if words.shows_output(t):
+        body.append(fenced(t.output or "", t.language or "text"))
     elif t.output is None and t.subagent is None:
         body.append("_No result was recorded._")
     return folded(_summary(" · ".join(said)), "\n\n".join(body) or "_No output._", bool(t.todos))
@@ -117,8 +111,7 @@ def _tool(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
 def _subagent(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
     sub = t.subagent
     assert sub is not None
-    head = " · ".join(x for x in (sub.agent_type, f"{sub.message_count} messages") if x)
-    out = [f"**Subagent** {inert_markdown(sub.description or '')} ({head})"]
+    out = [f"**Subagent** {inert_markdown(sub.description or '')} ({words.subagent(sub)})"]
     if sub.outcome:
         out.append(inert_markdown(sub.outcome))
     side = sides.get(sub.session_id)
@@ -137,19 +130,12 @@ def _part(p: Part, sides: dict[str, SidechainView], depth: int) -> str:
         label = p.label or p.kind
         return folded(_summary(label), fenced(p.text, "text")) if p.text else f"_{_line(label)}_"
     if p.kind in ("image", "file"):
-        what = " · ".join(
-            x for x in (p.name, p.media_type, f"{p.bytes:,} bytes" if p.bytes else None) if x
-        )
-        return f"_\\[{p.kind}: {_line(what)} — not included\\]_"
+        return f"_\\[{_line(words.media(p))}\\]_"
     return _tool(p.tool, sides, depth) if p.tool is not None else ""
 
 
 def message(m: MessageView, sides: dict[str, SidechainView], depth: int = 0) -> str:
-    head = [f"#{m.number}", ROLE.get(m.role, m.role)]
-    if m.timestamp:
-        head.append(m.timestamp[:19].replace("T", " "))
-    if m.model:
-        head.append(m.model)
+    head = words.head(m)
     level = "#" * min(3 + depth, 6)
     parts = [_part(p, sides, depth) for p in m.parts] or [inert_markdown(m.text)]
     return f"{level} {_line(' · '.join(head))}\n\n" + "\n\n".join(x for x in parts if x)

@@ -124,6 +124,16 @@ export const doctorReport: Decoder<P.DoctorReport> = obj<P.DoctorReport>({
   checks: arr(healthCheck),
 });
 
+export const exportBuilderResult: Decoder<P.ExportBuilderResult> = obj<P.ExportBuilderResult>({
+  text: str,
+  format: str,
+  first: int,
+  last: int,
+  of: int,
+  redacted: bool,
+  redactions: record(int),
+});
+
 export const quarantineInfo: Decoder<P.QuarantineInfo> = obj<P.QuarantineInfo>({
   file: str,
   line: int,
@@ -324,6 +334,7 @@ export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["res
   "builders/sources": buildersSourcesResult,
   "transcripts/page": transcriptsPageResult,
   "transcripts/find": transcriptsFindResult,
+  "export/builder": exportBuilderResult,
   "search/query": searchResults,
   "tasks/promote": tasksPromoteResult,
   "tasks/list": tasksListResult,

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from lazy.agents import TOOL_NAMES, TOOLS
+from lazy.export.document import SCHEMA, ExportDocument
 from lazy.server.protocol import ERRORS, METHODS, InitializationOptions, Method
 
 HERE = Path(__file__).resolve().parent
@@ -522,7 +523,14 @@ def generate(methods: Sequence[Method] = METHODS) -> dict[str, str]:
         "methods.json": render_json(methods_listing(methods, names)),
         "protocol.ts": typescript(schema, methods, names),
         "decode.ts": decoders(schema, methods, names),
+        "export.schema.json": render_json(export_schema()),
     }
+
+
+def export_schema() -> dict[str, Any]:
+    """The JSON Schema of ``lazy export --format json`` (lazy.export/1): the message view."""
+    schema = ExportDocument.model_json_schema(by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA, **schema}
 
 
 # ---- checks -----------------------------------------------------------------------------------

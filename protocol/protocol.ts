@@ -107,6 +107,27 @@ export interface DoctorReport {
   checks: HealthCheck[];
 }
 
+export interface ExportBuilderParams {
+  builder_id: string;
+  /** Default "html". */
+  format?: "md" | "html" | "json";
+  first?: number | null;
+  last?: number | null;
+  /** Default true. */
+  redact?: boolean;
+}
+
+/** The export's text, to be written where the user says (``lazy export``). */
+export interface ExportBuilderResult {
+  text: string;
+  format: string;
+  first: number;
+  last: number;
+  of: number;
+  redacted: boolean;
+  redactions: Record<string, number>;
+}
+
 export interface FindMatch {
   number: number;
   count: number;
@@ -495,6 +516,7 @@ export const METHODS = {
   "builders/sources": { kind: "request", direction: "client->server" },
   "transcripts/page": { kind: "request", direction: "client->server" },
   "transcripts/find": { kind: "request", direction: "client->server" },
+  "export/builder": { kind: "request", direction: "client->server" },
   "search/query": { kind: "request", direction: "client->server" },
   "tasks/promote": { kind: "request", direction: "client->server" },
   "tasks/list": { kind: "request", direction: "client->server" },
@@ -541,6 +563,8 @@ export const BuildersSources = { method: "builders/sources", kind: "request" } a
 export const TranscriptsPage = { method: "transcripts/page", kind: "request" } as const;
 /** Where a text occurs in a whole Builder (or subagent), as shown. */
 export const TranscriptsFind = { method: "transcripts/find", kind: "request" } as const;
+/** A Builder (or a range) as Markdown, HTML or JSON, redacted. */
+export const ExportBuilder = { method: "export/builder", kind: "request" } as const;
 /** Search everything captured (lazy search's query language). */
 export const SearchQuery = { method: "search/query", kind: "request" } as const;
 /** Promote a range of a Builder's messages to a backlog task. */
@@ -572,6 +596,7 @@ export interface Requests {
   "builders/sources": { params: BuildersGetParams; result: BuildersSourcesResult };
   "transcripts/page": { params: TranscriptsPageParams; result: TranscriptsPageResult };
   "transcripts/find": { params: TranscriptsFindParams; result: TranscriptsFindResult };
+  "export/builder": { params: ExportBuilderParams; result: ExportBuilderResult };
   "search/query": { params: SearchQueryParams; result: SearchResults };
   "tasks/promote": { params: TasksPromoteParams; result: TasksPromoteResult };
   "tasks/list": { params: TasksListParams; result: TasksListResult };

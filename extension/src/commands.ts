@@ -6,6 +6,7 @@ import { needsSidecar, type CommandTable, type Factory } from "./ctx";
 import { parsePromoteRange } from "./promote/range";
 import { promoteSelection } from "./promote/selection";
 import { openAsText } from "./transcript/asText";
+import { exportBuilder } from "./transcript/export";
 import { asNode, builderIdOf, builderLabel } from "./views/builders";
 import { importConversations } from "./views/importer";
 import { showOpenBuilder } from "./views/openBuilder";
@@ -54,6 +55,17 @@ const askAboutBuilder: Factory = (ctx) => (arg) => {
   }
 };
 
+// from a Builder in the tree, else the transcript in front
+const exportTheBuilder = needsSidecar((ctx) => async ({ client }, arg) => {
+  const node = asNode(arg);
+  const target = node?.kind === "builder" ? { id: node.info.id, label: builderLabel(node.info) } : ctx.panels.activeBuilder();
+  if (!target) {
+    void vscode.window.showInformationMessage("Lazy: open a transcript, or pick a Builder in the Builders view, to export it.");
+    return;
+  }
+  await exportBuilder(client, target.id, target.label).catch((e: unknown) => { ctx.report("export", e); });
+});
+
 const search: Factory = (ctx) => () => {
   showSearch({
     client: ctx.client,
@@ -84,6 +96,7 @@ export const COMMANDS: CommandTable = [
   ["lazy.promoteMessages", promoteMessages],
   ["lazy.promoteSelection", promoteTheSelection],
   ["lazy.askAboutBuilder", askAboutBuilder],
+  ["lazy.exportBuilder", exportTheBuilder],
   ["lazy.search", search],
   ["lazy.openBuilder", openBuilder],
   ["lazy.import", importAll],

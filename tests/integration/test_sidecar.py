@@ -225,6 +225,24 @@ async def test_text_beyond_ascii_crosses_the_wire_whole(
     assert (await call(client, "builders/get", {"id": world.other.id}))["id"] == world.other.id
 
 
+@pytest.mark.asyncio
+async def test_export_builder_gives_the_text_and_its_range(
+    world: World, client: LanguageClient
+) -> None:
+    got = await call(
+        client,
+        "export/builder",
+        {"builder_id": world.long.id, "format": "md", "first": 3, "last": 4},
+    )
+    assert (got["first"], got["last"], got["of"], got["redacted"]) == (3, 4, 260, True)
+    assert "### #3 · User" in got["text"] and "### #5" not in got["text"]
+    doc = await call(client, "export/builder", {"builder_id": world.long.id, "format": "json"})
+    assert json.loads(doc["text"])["schema"] == "lazy.export/1"
+    with pytest.raises(JsonRpcException) as e:
+        await call(client, "export/builder", {"builder_id": world.long.id, "first": 300})
+    assert e.value.code == -32602 and "it has messages 1–260" in str(e.value)
+
+
 # ---- search/query -----------------------------------------------------------------------------
 
 

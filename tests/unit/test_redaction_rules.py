@@ -81,3 +81,15 @@ def test_the_settings_turn_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     with pytest.raises(config.ConfigError, match=r"config\.toml: not valid TOML.*line 2"):
         config.get("redaction.enabled", tmp_path)
     assert redactor(tmp_path)(text) != text  # a broken file never shows secrets
+
+
+def test_counting_redactor_counts_by_rule_across_texts() -> None:
+    from lazy.view.redaction import Counting
+
+    c = Counting()
+    first = c("key AKIAIOSFODNN7EXAMPLE here")
+    second = c("token sk-ant-api03-" + "a" * 90)
+    assert "AKIAIOSFODNN7EXAMPLE" not in first
+    assert "sk-ant-api03" not in second
+    assert c.counts == {"aws-access-key": 1, "anthropic-api-key": 1}
+    assert c.total == 2

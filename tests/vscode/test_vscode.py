@@ -40,6 +40,7 @@ TESTS = {
     "builders_view": "the Builders view lists the captured sessions",
     "bundled_sidecar": "the sidecar running is the one packaged in the .vsix, under the system's Python",
     "open_transcript": "opening a Builder shows its messages with their numbers",
+    "export_builder": "Export Builder… writes the transcript in front as HTML where the user says",
     "tool_call_expands": "a tool call expands to show its output",
     "search_opens_message": "search finds a known phrase and opens its message",
     "search_link": "a `lazy search` link opens the transcript at its message, with its words",

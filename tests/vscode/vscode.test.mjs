@@ -523,6 +523,36 @@ test("opening a Builder shows its messages with their numbers", { skip: SKIP }, 
   await page.screenshot({ path: path.join(OUT, "transcript.png") });
 });
 
+test("Export Builder… writes the transcript in front as HTML where the user says", { skip: SKIP }, async () => {
+  await openBuilder(script.plan.summary);
+  await transcriptFrame([script.plan.summary]);
+  const before = new Set(fs.readdirSync(workspace));
+  await runCommand("Lazy: Export Builder…");
+  await page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "one self-contained file" }).first().click();
+  // VS Code's own save dialog in the browser, offering the workspace and a name from the
+  // Builder's; accepted as it is (what it shows is updated as it lists the folder: typing
+  // into it races that)
+  const input = page.locator(".quick-input-widget input.input");
+  await until("the save dialog", async () => (await input.isVisible()) && /\.html$/.test(await input.inputValue()));
+  await input.press("Enter");
+  const written = await until(
+    "the export written in the workspace",
+    () => fs.readdirSync(workspace).find((f) => !before.has(f) && f.endsWith(".html") && fs.statSync(path.join(workspace, f)).size > 0),
+    60_000,
+  );
+  try {
+    assert.match(written, /^Plan-the-tangerine-migration/);
+    const html = fs.readFileSync(path.join(workspace, written), "utf8");
+    assert.ok(html.startsWith("<!DOCTYPE html>") && html.includes(script.plan.summary), html.slice(0, 400));
+    assert.ok(!/<script/i.test(html), "an export runs no script");
+    const toast = page.locator(".notifications-toasts").filter({ hasText: "Exported messages 1–" });
+    await toast.first().waitFor({ state: "visible", timeout: 30_000 });
+    assert.match(await toast.first().innerText(), /to Plan-the-tangerine-migration\.html \(\d+ secrets? redacted\)/);
+  } finally {
+    fs.rmSync(path.join(workspace, written), { force: true });
+  }
+});
+
 test("a tool call expands to show its output", { skip: SKIP }, async () => {
   await openBuilder(script.tools.summary);
   const frame = await transcriptFrame([script.tools.summary, "Read"]);

@@ -203,6 +203,7 @@ export const window = {
   createTreeView: (id: string): unknown => ({ id, description: undefined as string | undefined, dispose: () => undefined }),
   showInputBox: recorder("window.showInputBox") as (...args: unknown[]) => Promise<string | undefined>,
   showTextDocument: recorder("window.showTextDocument"),
+  showSaveDialog: recorder("window.showSaveDialog"),
 };
 
 /** VS Code's MCP API (1.101+), absent unless a test puts it in place with setMcpApi. */
@@ -221,6 +222,7 @@ export const workspace = {
   workspaceFolders: undefined as unknown,
   getConfiguration: () => ({ get: () => undefined }),
   onDidChangeConfiguration: configurationChanged.event,
+  fs: { writeFile: recorder("workspace.fs.writeFile") },
 };
 
 export const env = {
@@ -240,6 +242,7 @@ export function resetMock(): void {
     throw new Error("a test that opens a panel sets window.createWebviewPanel");
   };
   window.showQuickPick = recorder("window.showQuickPick");
+  window.showSaveDialog = recorder("window.showSaveDialog");
   window.createQuickPick = (): unknown => {
     throw new Error("tests pass their own QuickPick");
   };

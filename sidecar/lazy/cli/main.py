@@ -42,6 +42,7 @@ COMMANDS = {
     "config": "lazy.cli.config:config_group",
     "usage": "lazy.cli.usage:usage",
     "mcp": "lazy.cli.mcp:mcp_group",
+    "export": "lazy.cli.export:export",
 }
 
 

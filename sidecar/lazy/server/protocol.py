@@ -242,6 +242,26 @@ class UsageReportResult(Report):
     """Tokens and cost per group (``lazy usage --json``)."""
 
 
+class ExportBuilderParams(Params):
+    builder_id: str  # an id, session id, unique prefix or alias
+    format: Literal["md", "html", "json"] = "html"
+    first: int | None = Field(default=None, ge=1)  # of the Builder's own line; None: from 1
+    last: int | None = Field(default=None, ge=1)  # None: to its end
+    redact: bool = True  # False leaves secrets in: the extension asks first
+
+
+class ExportBuilderResult(BaseModel):
+    """The export's text, to be written where the user says (``lazy export``)."""
+
+    text: str
+    format: str
+    first: int
+    last: int
+    of: int  # messages in the Builder's own line
+    redacted: bool
+    redactions: dict[str, int]  # replacements by rule
+
+
 class BuildersDidChange(BaseModel):
     builder_ids: list[str]  # the Builders that changed (new or grown)
     reason: Literal["captured", "imported"]
@@ -277,6 +297,8 @@ METHODS: tuple[Method, ...] = (
            TranscriptsPageResult, "A range of a Builder's (or a subagent's) messages."),
     Method("transcripts/find", "request", "client->server", TranscriptsFindParams,
            TranscriptsFindResult, "Where a text occurs in a whole Builder (or subagent), as shown."),
+    Method("export/builder", "request", "client->server", ExportBuilderParams,
+           ExportBuilderResult, "A Builder (or a range) as Markdown, HTML or JSON, redacted."),
     Method("search/query", "request", "client->server", SearchQueryParams, SearchResults,
            "Search everything captured (lazy search's query language)."),
     Method("tasks/promote", "request", "client->server", TasksPromoteParams, TasksPromoteResult,

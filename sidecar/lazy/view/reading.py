@@ -135,9 +135,11 @@ def transcript(
     end: int | None = None,
     *,
     home: Path | None = None,
+    redact: Redact | None = None,
 ) -> Transcript:
-    """A whole Builder: its own line (``start``..``end``) and each subagent's."""
-    r = redactor(home)
+    """A whole Builder: its own line (``start``..``end``) and each subagent's; ``redact``
+    replaces the store's redactor (an export counts what it redacts)."""
+    r = redact or redactor(home)
     b = queries.builder_info(conn, bid)
     messages = [
         m for m in _line(conn, b, None, r) if start <= m.number and (end is None or m.number <= end)

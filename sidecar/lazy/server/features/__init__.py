@@ -17,6 +17,7 @@ from lazy.server.features import (
     capture,
     codeactions,
     doctor,
+    exports,
     imports,
     search,
     tasks,
@@ -36,4 +37,5 @@ FEATURES: tuple[Callable[[Sidecar], None], ...] = (
     capture.register,
     doctor.register,
     usage.register,
+    exports.register,
 )

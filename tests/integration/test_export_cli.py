@@ -40,6 +40,7 @@ HOSTILE = "\n\n".join(
         "![remote](http://evil.test/track.png) <style>body{display:none}</style>",
         '<a href="http://evil.test" style="position:fixed">x</a> \x1b[31mred\x1b[0m \x1b]0;title\x07',
         f"aws {AWS} and {ANTHROPIC}",
+        "[by reference][evil] and [mail][ok]\n\n[evil]: javascript:alert(2)\n[ok]: mailto:a@b.test",
         "```html\n<script>kept as code</script>\n```",
     ]
 )
@@ -196,11 +197,16 @@ def test_hostile_text_is_inert_and_secrets_redacted_in_every_format(world: World
         if fmt == "md":  # (in HTML such text is text; its links are checked below)
             links = re.findall(r"(?<!\\)\]\(\s*<?([a-z][a-z0-9+.-]*):", low)  # [text](scheme:
             assert set(links) <= {"http", "https", "mailto"}, links
+            # a reference definition is one too, unless escaped
+            refs = re.findall(r"^ {0,3}\[[^\]]*\]:\s*<?([a-z][a-z0-9+.-]*):", low, re.M)
+            assert set(refs) == {"mailto"}, refs
         # shown as text (Markdown needs only its < written as an entity)
         gt = "&gt;" if fmt == "html" else ">"
         assert f"&lt;script{gt}window.__pwned=1&lt;/script{gt}" in text, fmt
     html = world.lazy("export", sid, "--format", "html").stdout
     assert html.count("<style>") == 1 and 'http-equiv="Content-Security-Policy"' in html
-    assert _inert(html).hrefs == []  # its only links were javascript:, data: and command:
+    # of its links only the mailto: one (in the prompt and the reply); javascript:, data:
+    # and command: ones, inline or by reference, are text
+    assert _inert(html).hrefs == ["mailto:a@b.test"] * 2
     kept = world.lazy("export", sid, "--format", "md", "--no-redact")
     assert AWS in kept.stdout and "warning: secrets were NOT redacted" in kept.stderr

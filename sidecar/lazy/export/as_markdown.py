@@ -36,7 +36,14 @@ def _inert_prose(text: str) -> str:
     )
 
 
+_REF_DEF = re.compile(r"^( {0,3})\[([^\]]*)\]:\s*<?([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
 def _outside_spans(line: str) -> str:
+    # a link reference definition ([x]: javascript:…) makes every [x] in the text a link
+    d = _REF_DEF.match(line)
+    if d and d.group(3).lower() not in _SAFE_SCHEMES:
+        line = f"{d.group(1)}\\[{line[len(d.group(1)) + 1 :]}"
     out, at = [], 0
     for m in _CODE_SPAN.finditer(line):
         out += [_inert_prose(line[at : m.start()]), m.group(0)]

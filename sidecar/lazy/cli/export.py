@@ -14,6 +14,7 @@ from lazy.cli.common import open_store, progress, resolve
 from lazy.cli.output import err
 from lazy.cli.usage import priced
 from lazy.export import FORMATS, RangeError, document, rendered
+from lazy.view.terminal import for_terminal
 
 HELP = """Export one Builder (or messages --from N --to M of it) to hand it on.
 
@@ -96,7 +97,8 @@ def export(
                 raise click.UsageError(str(e)) from e
         text = rendered(doc, fmt)
     if output is None:
-        sys.stdout.write(text)
+        # (the formats show every control already: this changes nothing but proves it)
+        sys.stdout.write(for_terminal(text))
         where = "stdout"
     else:
         _write(output, text)

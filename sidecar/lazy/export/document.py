@@ -19,6 +19,7 @@ from lazy.usage.report import annotate
 from lazy.view.reading import info, message, transcript
 from lazy.view.redaction import Counting
 from lazy.view.redaction import redact as plain_redact
+from lazy.view.terminal import inert_json
 
 SCHEMA = "lazy.export/1"
 
@@ -118,4 +119,6 @@ def _redacted(m: MessageView, r: Callable[[str], str], redact: bool) -> MessageV
 
 
 def as_json(doc: ExportDocument) -> str:
-    return doc.model_dump_json(by_alias=True, indent=2) + "\n"
+    """The document in its schema, every character a terminal would act on escaped as \\u (the
+    same JSON to a parser)."""
+    return inert_json(doc.model_dump_json(by_alias=True, indent=2)) + "\n"

@@ -22,8 +22,15 @@ from pathlib import Path
 
 from bench import harness
 from bench import rich_session as rs
-from bench.harness import console, fmt, parse_count, ratio, table
-from bench.transcript import CCL_VERSION, Conversion, ccl_install, convert, env_for
+from bench.harness import console, fmt, parse_count, table
+from bench.transcript import (
+    CCL_VERSION,
+    Conversion,
+    ccl_install,
+    convert,
+    env_for,
+    ratio_table,
+)
 from tests.fabricate.claude import session_id
 
 FORMATS = ("md", "html", "json")
@@ -95,14 +102,7 @@ def render(r: Report) -> None:
     html = next((c for c in r.rows if c.name == "lazy export → html"), None)
     peer = next((c for c in r.rows if c.name.startswith("claude-code-log")), None)
     if html and peer:
-        table(
-            "lazy export → html ÷ claude-code-log (below 1: lazy is faster / smaller)",
-            ("figure", "ratio"),
-            [["wall p50", fmt(ratio(html.p50_s, peer.p50_s), ".3f")],
-             ["CPU p50", fmt(ratio(html.cpu_p50_s, peer.cpu_p50_s), ".3f")],
-             ["peak RSS", fmt(ratio(html.maxrss_mb, peer.maxrss_mb), ".3f")],
-             ["output bytes", fmt(ratio(html.output_bytes, peer.output_bytes), ".3f")]],
-        )  # fmt: skip
+        ratio_table("lazy export → html ÷ claude-code-log", html, peer)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -541,14 +541,19 @@ def render_show(r: Report) -> None:
     base = next((c for c in r.show if c.name.startswith("lazy show (")), None)
     peer = next((c for c in r.show if c.name.startswith("claude-code-log")), None)
     if base and peer:
-        table(
-            "lazy show ÷ claude-code-log (below 1: lazy is faster / smaller)",
-            ("figure", "ratio"),
-            [["wall p50", fmt(ratio(base.p50_s, peer.p50_s), ".3f")],
-             ["CPU p50", fmt(ratio(base.cpu_p50_s, peer.cpu_p50_s), ".3f")],
-             ["peak RSS (ru_maxrss)", fmt(ratio(base.maxrss_mb, peer.maxrss_mb), ".3f")],
-             ["output bytes", fmt(ratio(base.output_bytes, peer.output_bytes), ".3f")]],
-        )  # fmt: skip
+        ratio_table("lazy show ÷ claude-code-log", base, peer)
+
+
+def ratio_table(title: str, base: Conversion, peer: Conversion) -> None:
+    """Two conversions' figures as ratios, base ÷ peer."""
+    table(
+        f"{title} (below 1: lazy is faster / smaller)",
+        ("figure", "ratio"),
+        [["wall p50", fmt(ratio(base.p50_s, peer.p50_s), ".3f")],
+         ["CPU p50", fmt(ratio(base.cpu_p50_s, peer.cpu_p50_s), ".3f")],
+         ["peak RSS (ru_maxrss)", fmt(ratio(base.maxrss_mb, peer.maxrss_mb), ".3f")],
+         ["output bytes", fmt(ratio(base.output_bytes, peer.output_bytes), ".3f")]],
+    )  # fmt: skip
 
 
 def target_rows(r: Report) -> list[list[str]]:

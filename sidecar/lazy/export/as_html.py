@@ -31,6 +31,11 @@ _SAFE = ("http://", "https://", "mailto:")
 _esc = html.escape
 
 
+def _text(s: str) -> str:
+    """Transcript text in HTML: its controls in notation, then escaped."""
+    return html.escape(for_terminal(s))
+
+
 def _lexer(language: str | None) -> Any:
     try:
         return get_lexer_by_name(language) if language else None
@@ -115,14 +120,14 @@ def _badges(t: ToolCall) -> str:
 def _tool_body(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> list[str]:
     body: list[str] = []
     if t.kind == "shell" and isinstance(t.input, dict) and t.input.get("command"):
-        body.append(f'<pre class="command">$ {_esc(for_terminal(str(t.input["command"])))}</pre>')
+        body.append(f'<pre class="command">$ {_text(str(t.input["command"]))}</pre>')
     for d in t.diff:
-        body.append(f'<div class="path">{_esc(for_terminal(d.path))} +{d.added} −{d.removed}</div>')
+        body.append(f'<div class="path">{_text(d.path)} +{d.added} −{d.removed}</div>')
         body.append(diff_html(d.diff))
     if t.todos:
         items = "".join(
             f'<li class="{_esc(x.status)}">{"☑" if x.status == "completed" else "☐"} '
-            f"{_esc(for_terminal(x.text))}</li>"
+            f"{_text(x.text)}</li>"
             for x in t.todos
         )
         body.append(f'<ul class="todos">{items}</ul>')
@@ -143,7 +148,7 @@ def _tool_body(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> list
 
 
 def _tool(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
-    summary = f'<span class="tool-summary">{_esc(for_terminal(t.summary))}</span>{_badges(t)}'
+    summary = f'<span class="tool-summary">{_text(t.summary)}</span>{_badges(t)}'
     body = "".join(_tool_body(t, sides, depth)) or '<p class="note">No output.</p>'
     return _details(f"tool kind-{_esc(t.kind)}", summary, body, open_=bool(t.todos))
 
@@ -152,7 +157,7 @@ def _subagent(t: ToolCall, sides: dict[str, SidechainView], depth: int) -> str:
     sub = t.subagent
     assert sub is not None
     head = words.subagent(sub)
-    out = [f'<div class="subagent-head">Subagent: {_esc(for_terminal(sub.description or ""))}'
+    out = [f'<div class="subagent-head">Subagent: {_text(sub.description or "")}'
            f" <span class=\"badge\">{_esc(head)}</span></div>"]  # fmt: skip
     if sub.outcome:
         out.append(markdown_html(sub.outcome))
@@ -169,18 +174,18 @@ def _part(p: Part, sides: dict[str, SidechainView], depth: int) -> str:
     if p.kind == "thinking":
         return _details("thinking", "Thinking", markdown_html(p.text) if p.text else "(redacted)")
     if p.kind in ("harness", "notice"):
-        label = _esc(for_terminal(p.label or p.kind))
-        text = f'<pre class="harness">{_esc(for_terminal(p.text))}</pre>'
+        label = _text(p.label or p.kind)
+        text = f'<pre class="harness">{_text(p.text)}</pre>'
         return _details("harness", label, text) if p.text else f'<p class="note">{label}</p>'
     if p.kind in ("image", "file"):
-        return f'<p class="placeholder">[{_esc(for_terminal(words.media(p)))}]</p>'
+        return f'<p class="placeholder">[{_text(words.media(p))}]</p>'
     return _tool(p.tool, sides, depth) if p.tool is not None else ""
 
 
 def message_html(m: MessageView, sides: dict[str, SidechainView], depth: int = 0) -> str:
     number, role, *rest = words.head(m)
     head = [f'<span class="num">{number}</span>', _esc(role)]
-    head += [f'<span class="dim">{_esc(for_terminal(x))}</span>' for x in rest]
+    head += [f'<span class="dim">{_text(x)}</span>' for x in rest]
     parts = [_part(p, sides, depth) for p in m.parts] or [markdown_html(m.text)]
     ident = f' id="m-{m.number}"' if depth == 0 else ""
     return (
@@ -248,7 +253,7 @@ def render(doc: ExportDocument) -> str:
         f'<meta name="generator" content="{_esc(doc.generator)}">'
         f"<title>{_esc(title)}</title><style>{_STYLE}{_pygments_css()}</style></head><body>"
         f"<h1>{_esc(title)}</h1>"
-        f'<div class="meta">{_esc(for_terminal(" · ".join(x for x in meta if x)))}</div>'
+        f'<div class="meta">{_text(" · ".join(x for x in meta if x))}</div>'
         f'<div class="meta">Messages {r.first}–{r.last} of {r.of}, exported by'
         f" {_esc(doc.generator)} on {_esc(doc.exported_at)} ({said}: {doc.redaction_total})</div>"
         f"<main>{body}</main></body></html>\n"

@@ -17,7 +17,7 @@ from lazy import __version__
 from lazy.model import BuilderInfo, MessageView, SidechainView
 from lazy.usage.report import annotate
 from lazy.view.reading import info, message, transcript
-from lazy.view.redaction import Counting
+from lazy.view.redaction import Counting, keep
 from lazy.view.redaction import redact as plain_redact
 from lazy.view.terminal import inert_json
 
@@ -77,7 +77,7 @@ def document(
     ``redact`` every text goes through the store's redaction, counted by rule; without it,
     nothing is taken out."""
     # read as stored, then redacted message by message: what is counted is what is exported
-    whole = transcript(conn, bid, home=home, redact=_kept)
+    whole = transcript(conn, bid, home=home, redact=keep)
     size = max((m.number for m in whole.messages), default=0)
     lo, hi = first or 1, last or size
     if size and not (1 <= lo <= hi <= size):
@@ -87,7 +87,7 @@ def document(
     ran = _spawned(messages)
     subagents = [s for s in whole.sidechains if whole_line or s.session_id in ran]
     counting = Counting()
-    r = counting if redact else _kept
+    r = counting if redact else keep
     builder = info(whole.builder, r)
     messages = [_redacted(m, r, redact) for m in messages]
     subagents = [
@@ -104,10 +104,6 @@ def document(
         messages=messages,
         subagents=subagents,
     )
-
-
-def _kept(text: str) -> str:
-    return text
 
 
 def _redacted(m: MessageView, r: Callable[[str], str], redact: bool) -> MessageView:

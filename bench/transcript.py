@@ -21,7 +21,8 @@ imported by ``lazy import-conversation`` and indexed by ``lazy index rebuild`` i
   (``transcriptHtml``) in headless Chromium, with ``acquireVsCodeApi`` stubbed to answer from
   ``pages.json``: first paint (navigation start → the first page painted) and render time of
   a 200-message page (posted → painted: the first, and each loaded by scrolling to the end),
-  ``--webview-reps`` loads, p50/p90; what the DOM holds after (headings, code blocks,
+  ``--webview-reps`` loads, each in a new page (VS Code opens each transcript in a new webview:
+  nothing of the last one to tear down, no compiled script to reuse), p50/p90; what the DOM holds after (headings, code blocks,
   highlighted spans: whether Markdown and highlighting happened);
 * terminal: ``lazy show`` of the ``--show``-message Builder into a file (not a terminal, as a
   pipe), ``--show-reps`` times: wall, CPU, peak RSS, output size; and ``--full`` when lazy

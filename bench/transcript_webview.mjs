@@ -276,22 +276,25 @@ async function main() {
   let version = null;
   try {
     const ctx = await browser.newContext({ viewport: { width: Number(opt.width), height: Number(opt.height) } });
-    const page = await ctx.newPage();
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") consoleErrors.push(m.text().slice(0, 300));
-    });
-    page.on("pageerror", (e) => consoleErrors.push(String(e).slice(0, 300)));
     // anything but the page's own files is refused (the webview loads nothing remote)
-    await page.route(/^(https?|wss?|ftp):/, (route) => route.abort());
+    await ctx.route(/^(https?|wss?|ftp):/, (route) => route.abort());
     const [first, ...rest] = data.pages.map((p) => [p.params.start, JSON.stringify(p.result)]);
-    await page.addInitScript(initScript, { builder: data.builder, pages: Object.fromEntries([first]) });
+    await ctx.addInitScript(initScript, { builder: data.builder, pages: Object.fromEntries([first]) });
     const later = Object.fromEntries(rest);
     for (let rep = 0; rep < Number(opt.reps); rep++) {
+      // a new page each time, as VS Code opens a transcript in a new webview (a new frame,
+      // nothing of the last one to tear down)
+      const page = await ctx.newPage();
+      page.on("console", (m) => {
+        if (m.type() === "error" || m.type() === "warning") consoleErrors.push(m.text().slice(0, 300));
+      });
+      page.on("pageerror", (e) => consoleErrors.push(String(e).slice(0, 300)));
       loads.push(await oneLoad(page, pathToFileURL(index).href, later, Number(opt.scrolls)));
       if (rep === 0 && opt.screenshot) {
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path: opt.screenshot });
       }
+      await page.close();
     }
   } finally {
     version = browser.version();

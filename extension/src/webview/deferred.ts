@@ -26,16 +26,32 @@ export class DeferredBodies {
 
   /** Build now every body within the margin of the view: what the observer would find over
    * the next frames (each body built moves the ones after it), found in a few measured
-   * rounds before the first frame paints. */
-  settle(rounds = 3): void {
+   * rounds before the first frame paints. `ordered`: the entries top to bottom, so that the
+   * first near one is found by bisection, not by measuring all of them (thousands, once a
+   * reader has scrolled through a few pages). */
+  settle(ordered: readonly HTMLElement[], rounds = 3): void {
     const view = window.innerHeight;
+    const above = -MARGIN * view;
+    const below = (1 + MARGIN) * view;
     for (let i = 0; i < rounds; i++) {
-      const near = [...this.pending.keys()].filter((e) => {
+      let lo = 0;
+      let hi = ordered.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((ordered[mid]?.getBoundingClientRect().bottom ?? 0) > above) hi = mid;
+        else lo = mid + 1;
+      }
+      const near: HTMLElement[] = [];
+      for (let k = lo; k < ordered.length; k++) {
+        const e = ordered[k];
+        if (!e) break;
         const r = e.getBoundingClientRect();
-        return r.bottom > -MARGIN * view && r.top < (1 + MARGIN) * view;
-      });
+        if (r.top >= below) break;
+        // a hidden entry (find's only-matching) measures 0 and can stop the bisection early
+        if (r.bottom > above && this.pending.has(e)) near.push(e);
+      }
       if (near.length === 0) return;
-      for (const e of near) this.build(e as HTMLElement);
+      for (const e of near) this.build(e);
     }
   }
 

@@ -43,8 +43,17 @@ export function lineCount(s: string): number {
   return s.replace(/\n$/, "").split("\n").length;
 }
 
+// one formatter for every count: Number#toLocaleString builds a new one on each call, and a
+// page of 200 messages asks for hundreds
+const COUNT = new Intl.NumberFormat("en-US");
+
+/** 12,345 */
+export function count(n: number): string {
+  return COUNT.format(n);
+}
+
 export function plural(n: number, word: string): string {
-  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  return `${count(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 export function bytesLabel(n: number): string {

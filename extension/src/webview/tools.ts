@@ -5,7 +5,7 @@ import type { DiffFile, SubagentRef, TodoItem, ToolCall } from "../protocol";
 import { isRecord } from "../protocol/decoders";
 import { linkTarget } from "../transcript/links";
 import { renderDiffFile } from "./diff";
-import { durationLabel, el, fold, lineCount, oneLine, plural, spaced } from "./dom";
+import { count, durationLabel, el, fold, lineCount, oneLine, plural, spaced } from "./dom";
 import { highlightHtml, knownLanguage } from "./highlight";
 import { renderMarkdown } from "./markdown";
 import { sanitizeCode } from "./sanitize";
@@ -76,7 +76,7 @@ function summaryNodes(doc: Document, t: ToolCall): Node[] {
   // how many, as the sidecar counted them (the header's count, else the lines printed)
   if (kind === "search" && t.matches !== null && t.matches !== undefined) {
     const n = t.matches;
-    nodes.push(badge(doc, "count", n === 1 ? "1 match" : `${n.toLocaleString("en-US")} matches`));
+    nodes.push(badge(doc, "count", n === 1 ? "1 match" : `${count(n)} matches`));
   }
   if (kind === "task" && t.subagent) nodes.push(badge(doc, "count", plural(t.subagent.message_count ?? 0, "message")));
   if (t.output === null || t.output === undefined) nodes.push(badge(doc, "pending", "no result"));
@@ -98,7 +98,7 @@ export function outputBlock(doc: Document, t: ToolCall, label = "Output"): HTMLE
   box.append(el(doc, "div", "tool-label", `${label}${n > 1 ? ` (${plural(n, "line")})` : ""}`));
   box.append(el(doc, "pre", `output${t.is_error ? " error" : ""}`, t.output));
   if (t.output_chars !== null && t.output_chars !== undefined) {
-    box.append(el(doc, "div", "tool-note", `(${t.output_chars.toLocaleString("en-US")} characters in all, the head kept)`));
+    box.append(el(doc, "div", "tool-note", `(${count(t.output_chars)} characters in all, the head kept)`));
   }
   return box;
 }
@@ -120,7 +120,7 @@ function fileBlock(doc: Document, t: ToolCall, first: number): HTMLElement {
   view.append(gutter, code);
   box.append(view);
   if (t.output_chars !== null && t.output_chars !== undefined) {
-    box.append(el(doc, "div", "tool-note", `(${t.output_chars.toLocaleString("en-US")} characters in all, the head kept)`));
+    box.append(el(doc, "div", "tool-note", `(${count(t.output_chars)} characters in all, the head kept)`));
   }
   return box;
 }

@@ -206,7 +206,7 @@ function onPage(m: Extract<HostToWebview, { type: "page" }>): void {
   arrival = null;
   if (to?.terms) reveal(to.number, to.terms);
   else if (to) entryFor(to.number)?.scrollIntoView({ block: "start" });
-  bodies.settle();
+  bodies.settle(topEntries());
   find.pageShown();
   if (!to) maybeLoad();
 }

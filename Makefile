@@ -25,12 +25,13 @@ $(STAMP): pyproject.toml
 deps: $(STAMP)
 
 # Debian packages the tests drive (tmux for interactive Claude Code; docker.io and socat for the
-# one-shot sandbox: tests/sandbox starts its own dockerd); installed only when root.
+# one-shot sandbox: tests/sandbox starts its own dockerd; postgresql for tests/team, which runs
+# its own server from a temp dir); installed only when root.
 sysdeps:
 	@if ! command -v tmux >/dev/null || ! command -v rg >/dev/null || ! command -v dockerd >/dev/null \
-	    || ! command -v socat >/dev/null; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tmux ripgrep docker.io socat >/dev/null; \
-	  else echo "tmux, ripgrep, docker.io and socat are needed: apt-get install tmux ripgrep docker.io socat"; exit 1; fi; fi
+	    || ! command -v socat >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq tmux ripgrep docker.io socat postgresql >/dev/null; \
+	  else echo "tmux, ripgrep, docker.io, socat and postgresql are needed: apt-get install tmux ripgrep docker.io socat postgresql"; exit 1; fi; fi
 
 $(EXT_STAMP): extension/package.json extension/package-lock.json
 	cd extension && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error

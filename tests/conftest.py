@@ -13,8 +13,9 @@ import pytest
 from lazy.store import Store
 from support import CLAUDE_CORPUS, require
 
-# the Docker engine and agent image, session-scoped: tests/sandbox and tests/vscode share them
-pytest_plugins = ["support.docker_fixtures"]
+# session-scoped servers: the Docker engine and agent image (tests/sandbox, tests/vscode), and
+# PostgreSQL (tests/team)
+pytest_plugins = ["support.docker_fixtures", "support.postgres"]
 
 
 @pytest.fixture(autouse=True)

@@ -60,6 +60,20 @@ SETTINGS: dict[str, Setting] = {
             " vscode-insiders, code-oss for code-server, ...); empty: no links",
             env="LAZY_EDITOR_SCHEME",
         ),
+        Setting(
+            "team.name",
+            str,
+            "",
+            "the name teammates see on the Builders you push (empty: git's user.name)",
+            env="LAZY_TEAM_NAME",
+        ),
+        Setting(
+            "team.email",
+            str,
+            "",
+            "the email that is you on the team database (empty: git's user.email)",
+            env="LAZY_TEAM_EMAIL",
+        ),
     )
 }
 

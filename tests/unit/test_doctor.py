@@ -230,7 +230,7 @@ def test_json_shape_and_exit_codes(world: World) -> None:
     assert [t for t in titles if t in TITLES] == TITLES
     for c in data["checks"]:
         assert set(c) == {"title", "status", "detail", "fix"}
-        assert c["status"] in ("ok", "warn", "fail")
+        assert c["status"] in ("ok", "info", "warn", "fail")
         assert isinstance(c["detail"], list) and c["detail"]
         assert (c["fix"] is None) == (c["status"] == "ok"), c
     world.session("stranded", 2 * HOUR)

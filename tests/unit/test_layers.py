@@ -54,8 +54,9 @@ LAYER_OF = {name: layer for layer, names in LAYERS for name in names}
 
 MAX_LINES = 80
 
-# SQL is written in store/ alone; OpenCode's reader reads OpenCode's own database.
-SQL_HOMES = ("lazy.store", "lazy.agents.opencode")
+# SQL is written in store/ alone; OpenCode's reader reads OpenCode's own database, and team/ the
+# team's PostgreSQL database.
+SQL_HOMES = ("lazy.store", "lazy.agents.opencode", "lazy.team")
 SQL_START = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|PRAGMA)\b")
 
 

@@ -38,6 +38,7 @@ from lazy.os.clock import now_iso
 from lazy.os.pidfile import Held, Holder, PidFile
 from lazy.os.private import private_dir, private_opener
 from lazy.store import Store, StoreError
+from lazy.team.sync import SweepPusher
 from lazy.view.terminal import TerminalFormatter
 
 PID_FILE = "daemon.pid"
@@ -219,8 +220,11 @@ def run(home: Path, *, ready_fd: int | None = None, foreground: bool = True) -> 
         state = _State(home, me, lambda: capture)
         per = PerThread(home, STORE_CACHE_MIB)
 
+        pusher = SweepPusher(home)
+
         def swept(sweep: Sweep) -> None:
             state.swept(sweep)
+            pusher(sweep)  # a team joined: what the sweep captured is pushed too
             if not pid.owned():  # the pid file was removed or taken: one daemon per store
                 holder = pid.holder()
                 if holder is not None:
@@ -251,6 +255,7 @@ def run(home: Path, *, ready_fd: int | None = None, foreground: bool = True) -> 
         capture.stop()
         if not capture.join(STOP_GRACE):
             log.warning("a sweep was still running after %.0f s; it is cut short", STOP_GRACE)
+        pusher.close()
         state.write(stopped=True)
         return 0
     finally:

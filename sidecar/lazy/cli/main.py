@@ -43,6 +43,7 @@ COMMANDS = {
     "usage": "lazy.cli.usage:usage",
     "mcp": "lazy.cli.mcp:mcp_group",
     "export": "lazy.cli.export:export",
+    "team": "lazy.cli.team:team",
 }
 
 

@@ -21,6 +21,7 @@ from lazy.doctor import (
     secrets,
     store,
     system,
+    team,
 )
 from lazy.doctor.context import Context, StoreUnavailable
 from lazy.doctor.report import Check, Status
@@ -46,6 +47,7 @@ CHECKS: tuple[tuple[str, CheckFn], ...] = (
     (system.AGENT_IMAGE, system.agent_image_check),
     (system.PYTHON, system.python_check),
     (system.DISK, system.disk_check),
+    (team.TITLE, team.team_check),
 )
 
 _RANK: dict[Status, int] = {"ok": 0, "info": 0, "warn": 1, "fail": 2}

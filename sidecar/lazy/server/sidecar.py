@@ -20,6 +20,7 @@ from lazy.index.indexer import SearchIndex
 from lazy.server.protocol import InitializationOptions
 from lazy.server.rpc import BY_NAME, Wire, converter, params_of
 from lazy.store import Store
+from lazy.team.sync import SweepPusher
 
 VERSION = "0.1.0"
 STORE_CACHE_MIB = 16
@@ -32,6 +33,7 @@ class Sidecar(LanguageServer):
         self.extra_roots: dict[str, list[Path]] = {}
         self.live_capture = True
         self.capture: LiveCapture | None = None
+        self.team_pusher: SweepPusher | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
         # one connection per thread for as long as the sidecar runs: a smaller page cache
         # each than a one-off CLI import's (the OS caches the file anyway)

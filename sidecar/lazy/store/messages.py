@@ -312,6 +312,11 @@ def last_id(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0])
 
 
+def messages_since(conn: sqlite3.Connection, after: int) -> int:
+    """How many messages were stored after the one with id ``after``."""
+    return int(conn.execute("SELECT COUNT(*) FROM messages WHERE id > ?", (after,)).fetchone()[0])
+
+
 def builders_grown_since(conn: sqlite3.Connection, after: int) -> list[tuple[str, int]]:
     """(Builder, its newest message id) for each Builder with a message newer than ``after``."""
     # "+builder_id": by the id range, not by walking the whole builder_id index (at a

@@ -8,6 +8,7 @@ from lazy.capture.live import Failure, LiveCapture
 from lazy.server.protocol import BuildersDidChange, CaptureFailure, CaptureStatusResult, NoParams
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
+from lazy.team.sync import SweepPusher
 
 
 def _failure(f: Failure) -> CaptureFailure:
@@ -27,6 +28,7 @@ def start(ls: Sidecar) -> None:
     def failed(failure: Failure) -> None:
         ls.notify("capture/didFail", _failure(failure))
 
+    ls.team_pusher = SweepPusher(ls.home)
     ls.capture = LiveCapture(
         ls.home,
         ls.store,
@@ -34,6 +36,7 @@ def start(ls: Sidecar) -> None:
         index=ls.index_caught_up,
         on_change=changed,
         on_failure=failed,
+        on_sweep=ls.team_pusher,  # a team joined: what the sweep captured is pushed too
     )
     ls.capture.start()
 
@@ -41,6 +44,8 @@ def start(ls: Sidecar) -> None:
 def stop(ls: Sidecar) -> None:
     if ls.capture is not None:
         ls.capture.stop()
+    if ls.team_pusher is not None:
+        ls.team_pusher.close()
 
 
 def status(c: LiveCapture | None) -> CaptureStatusResult:

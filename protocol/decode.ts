@@ -222,14 +222,20 @@ export const tasksPromoteResult: Decoder<P.TasksPromoteResult> = obj<P.TasksProm
   overlapping: arr(task),
 });
 
-export const findMatch: Decoder<P.FindMatch> = obj<P.FindMatch>({
-  number: int,
-  count: int,
+export const teamBuilder: Decoder<P.TeamBuilder> = obj<P.TeamBuilder>({
+  builder_id: str,
+  member: str,
+  email: str,
+  project: str,
+  agent: str,
+  title: str,
+  message_count: int,
+  updated_at: nullable(str),
+  grew: bool,
 });
 
-export const transcriptsFindResult: Decoder<P.TranscriptsFindResult> = obj<P.TranscriptsFindResult>({
-  matches: arr(findMatch),
-  total: int,
+export const teamBuildersResult: Decoder<P.TeamBuildersResult> = obj<P.TeamBuildersResult>({
+  items: arr(teamBuilder),
 });
 
 export const diffFile: Decoder<P.DiffFile> = obj<P.DiffFile>({
@@ -301,6 +307,63 @@ export const messageView: Decoder<P.MessageView> = obj<P.MessageView>({
   tokens: optional(nullable(tokens)),
 });
 
+export const teamPageResult: Decoder<P.TeamPageResult> = obj<P.TeamPageResult>({
+  member: str,
+  email: str,
+  project: str,
+  builder: builderInfo,
+  messages: arr(messageView),
+  total: int,
+  next_start: nullable(int),
+});
+
+export const teamPushResult: Decoder<P.TeamPushResult> = obj<P.TeamPushResult>({
+  builders: int,
+  messages: int,
+  unchanged: int,
+  redactions: record(int),
+  skipped: arr(str),
+});
+
+export const teamHit: Decoder<P.TeamHit> = obj<P.TeamHit>({
+  builder_id: str,
+  member: str,
+  email: str,
+  project: str,
+  title: str,
+  number: int,
+  role: str,
+  at: nullable(str),
+  snippet: str,
+  marks: optional(arr(tuple(int, int))),
+});
+
+export const teamSearchResult: Decoder<P.TeamSearchResult> = obj<P.TeamSearchResult>({
+  hits: arr(teamHit),
+});
+
+export const teamStatusResult: Decoder<P.TeamStatusResult> = obj<P.TeamStatusResult>({
+  joined: bool,
+  database: optional(nullable(str)),
+  email: optional(nullable(str)),
+  last_push_at: optional(nullable(str)),
+  last_push_builders: optional(int),
+  last_push_messages: optional(int),
+  unpushed: optional(int),
+  failing_since: optional(nullable(str)),
+  last_error: optional(nullable(str)),
+});
+
+export const findMatch: Decoder<P.FindMatch> = obj<P.FindMatch>({
+  number: int,
+  count: int,
+});
+
+export const transcriptsFindResult: Decoder<P.TranscriptsFindResult> = obj<P.TranscriptsFindResult>({
+  matches: arr(findMatch),
+  total: int,
+});
+
 export const transcriptsPageResult: Decoder<P.TranscriptsPageResult> = obj<P.TranscriptsPageResult>({
   builder: builderInfo,
   session_id: nullable(str),
@@ -344,6 +407,11 @@ export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["res
   "capture/status": captureStatusResult,
   "doctor/run": doctorReport,
   "usage/report": usageReportResult,
+  "team/status": teamStatusResult,
+  "team/builders": teamBuildersResult,
+  "team/page": teamPageResult,
+  "team/search": teamSearchResult,
+  "team/push": teamPushResult,
 };
 
 /** The decoder of each notification's params. */

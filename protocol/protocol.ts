@@ -383,6 +383,104 @@ export interface TasksPromoteResult {
   overlapping: Task[];
 }
 
+/** A Builder on the team database, as its list shows it. */
+export interface TeamBuilder {
+  builder_id: string;
+  member: string;
+  email: string;
+  project: string;
+  agent: string;
+  title: string;
+  message_count: number;
+  updated_at: string | null;
+  grew: boolean;
+}
+
+export interface TeamBuildersParams {
+  project?: string | null;
+  member?: string | null;
+  /** Default 200; at least 1; at most 1000. */
+  limit?: number;
+}
+
+export interface TeamBuildersResult {
+  items: TeamBuilder[];
+}
+
+export interface TeamHit {
+  builder_id: string;
+  member: string;
+  email: string;
+  project: string;
+  title: string;
+  number: number;
+  role: string;
+  at: string | null;
+  snippet: string;
+  marks?: [number, number][];
+}
+
+export interface TeamPageParams {
+  builder_id: string;
+  email?: string | null;
+  /** Default 1; at least 1. */
+  start?: number;
+  /** Default 200; at least 1; at most 1000. */
+  count?: number;
+}
+
+/** A page of a teammate's Builder, read-only; asking for it marks it seen (to its end). */
+export interface TeamPageResult {
+  member: string;
+  email: string;
+  project: string;
+  builder: BuilderInfo;
+  messages: MessageView[];
+  total: number;
+  next_start: number | null;
+}
+
+export interface TeamPushParams {
+  /** Default false. */
+  dry_run?: boolean;
+}
+
+export interface TeamPushResult {
+  builders: number;
+  messages: number;
+  unchanged: number;
+  redactions: Record<string, number>;
+  skipped: string[];
+}
+
+export interface TeamSearchParams {
+  query: string;
+  project?: string | null;
+  member?: string | null;
+  /** Default 20; at least 1; at most 500. */
+  limit?: number;
+}
+
+export interface TeamSearchResult {
+  hits: TeamHit[];
+}
+
+/** This machine's side of the team (``lazy team status`` without asking the server). */
+export interface TeamStatusResult {
+  joined: boolean;
+  database?: string | null;
+  email?: string | null;
+  last_push_at?: string | null;
+  /** Default 0. */
+  last_push_builders?: number;
+  /** Default 0. */
+  last_push_messages?: number;
+  /** Default 0. */
+  unpushed?: number;
+  failing_since?: string | null;
+  last_error?: string | null;
+}
+
 export interface TodoItem {
   text: string;
   /** Default "pending". */
@@ -526,6 +624,11 @@ export const METHODS = {
   "capture/status": { kind: "request", direction: "client->server" },
   "doctor/run": { kind: "request", direction: "client->server" },
   "usage/report": { kind: "request", direction: "client->server" },
+  "team/status": { kind: "request", direction: "client->server" },
+  "team/builders": { kind: "request", direction: "client->server" },
+  "team/page": { kind: "request", direction: "client->server" },
+  "team/search": { kind: "request", direction: "client->server" },
+  "team/push": { kind: "request", direction: "client->server" },
   "builders/didChange": { kind: "notification", direction: "server->client" },
   "capture/didFail": { kind: "notification", direction: "server->client" },
 } as const;
@@ -540,6 +643,7 @@ export const ErrorCodes = {
   NAME_TAKEN: -32005,
   ALREADY_PROMOTED: -32006,
   ASK_FAILED: -32007,
+  TEAM_FAILED: -32008,
 } as const;
 
 /** The agents lazy captures, each with the name it is shown by. */
@@ -583,6 +687,16 @@ export const CaptureStatus = { method: "capture/status", kind: "request" } as co
 export const DoctorRun = { method: "doctor/run", kind: "request" } as const;
 /** Tokens and cost by day, week, project, agent or model over a span. */
 export const UsageReport = { method: "usage/report", kind: "request" } as const;
+/** Whether this machine joined a team, its last push and any failure since. */
+export const TeamStatus = { method: "team/status", kind: "request" } as const;
+/** The team's Builders the viewer can see, newest first, each marked when it grew. */
+export const TeamBuilders = { method: "team/builders", kind: "request" } as const;
+/** A page of a teammate's Builder (read-only); marks it seen. */
+export const TeamPage = { method: "team/page", kind: "request" } as const;
+/** Full-text search of the team's Builders the viewer can see. */
+export const TeamSearch = { method: "team/search", kind: "request" } as const;
+/** Push this machine's new and grown Builders now (or say what would go). */
+export const TeamPush = { method: "team/push", kind: "request" } as const;
 /** Builders captured or imported (debounced). */
 export const BuildersDidChange = { method: "builders/didChange", kind: "notification" } as const;
 /** A capture failed; the file, line and reason. */
@@ -606,6 +720,11 @@ export interface Requests {
   "capture/status": { params: NoParams; result: CaptureStatusResult };
   "doctor/run": { params: NoParams; result: DoctorReport };
   "usage/report": { params: UsageReportParams; result: UsageReportResult };
+  "team/status": { params: NoParams; result: TeamStatusResult };
+  "team/builders": { params: TeamBuildersParams; result: TeamBuildersResult };
+  "team/page": { params: TeamPageParams; result: TeamPageResult };
+  "team/search": { params: TeamSearchParams; result: TeamSearchResult };
+  "team/push": { params: TeamPushParams; result: TeamPushResult };
 }
 
 /** Each notification's params. */

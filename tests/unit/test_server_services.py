@@ -43,7 +43,7 @@ def test_the_protocols_agents_are_lazy_agents() -> None:
 
 def test_the_features_are_the_domain_modules_each_registered_once() -> None:
     modules = {p.stem for p in (SERVER / "features").glob("*.py")} - {"__init__"}
-    assert len(modules) == len(FEATURES) == 11
+    assert len(modules) == len(FEATURES) == 12
     assert {f.__module__ for f in FEATURES} == {f"lazy.server.features.{m}" for m in modules}
     assert all(f.__name__ == "register" for f in FEATURES)
 

@@ -262,6 +262,99 @@ class ExportBuilderResult(BaseModel):
     redactions: dict[str, int]  # replacements by rule
 
 
+class TeamStatusResult(BaseModel):
+    """This machine's side of the team (``lazy team status`` without asking the server)."""
+
+    joined: bool
+    database: str | None = None  # user@host:port/db, never a password
+    email: str | None = None
+    last_push_at: str | None = None
+    last_push_builders: int = 0
+    last_push_messages: int = 0
+    unpushed: int = 0  # messages stored since the last complete push
+    failing_since: str | None = None
+    last_error: str | None = None
+
+
+class TeamBuildersParams(Params):
+    project: str | None = None  # a project's team name (normalised remote); None: every one
+    member: str | None = None  # email, name or role
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class TeamBuilder(BaseModel):
+    """A Builder on the team database, as its list shows it."""
+
+    builder_id: str
+    member: str  # the member's name
+    email: str
+    project: str
+    agent: str
+    title: str
+    message_count: int
+    updated_at: str | None
+    grew: bool  # it has messages the viewer has not seen (or was never opened by them)
+
+
+class TeamBuildersResult(BaseModel):
+    items: list[TeamBuilder]
+
+
+class TeamPageParams(Params):
+    builder_id: str  # an id or a unique prefix, among the Builders the viewer can see
+    email: str | None = None  # whose (when two members' ids start alike)
+    start: int = Field(default=1, ge=1)
+    count: int = Field(default=200, ge=1, le=1000)
+
+
+class TeamPageResult(BaseModel):
+    """A page of a teammate's Builder, read-only; asking for it marks it seen (to its end)."""
+
+    member: str
+    email: str
+    project: str
+    builder: BuilderInfo
+    messages: list[MessageView]
+    total: int
+    next_start: int | None
+
+
+class TeamSearchParams(Params):
+    query: str  # words (stemmed), "quoted phrases"
+    project: str | None = None
+    member: str | None = None
+    limit: int = Field(default=20, ge=1, le=500)
+
+
+class TeamHit(BaseModel):
+    builder_id: str
+    member: str
+    email: str
+    project: str
+    title: str
+    number: int
+    role: str
+    at: str | None
+    snippet: str  # plain text around the match
+    marks: list[tuple[int, int]] = Field(default_factory=list)  # the matched words in snippet
+
+
+class TeamSearchResult(BaseModel):
+    hits: list[TeamHit]
+
+
+class TeamPushParams(Params):
+    dry_run: bool = False
+
+
+class TeamPushResult(BaseModel):
+    builders: int
+    messages: int
+    unchanged: int
+    redactions: dict[str, int]
+    skipped: list[str]  # one line per project not pushed, and why
+
+
 class BuildersDidChange(BaseModel):
     builder_ids: list[str]  # the Builders that changed (new or grown)
     reason: Literal["captured", "imported"]
@@ -318,6 +411,16 @@ METHODS: tuple[Method, ...] = (
            "lazy doctor's health sweep: one line per check; it only looks."),
     Method("usage/report", "request", "client->server", UsageReportParams, UsageReportResult,
            "Tokens and cost by day, week, project, agent or model over a span."),
+    Method("team/status", "request", "client->server", NoParams, TeamStatusResult,
+           "Whether this machine joined a team, its last push and any failure since."),
+    Method("team/builders", "request", "client->server", TeamBuildersParams, TeamBuildersResult,
+           "The team's Builders the viewer can see, newest first, each marked when it grew."),
+    Method("team/page", "request", "client->server", TeamPageParams, TeamPageResult,
+           "A page of a teammate's Builder (read-only); marks it seen."),
+    Method("team/search", "request", "client->server", TeamSearchParams, TeamSearchResult,
+           "Full-text search of the team's Builders the viewer can see."),
+    Method("team/push", "request", "client->server", TeamPushParams, TeamPushResult,
+           "Push this machine's new and grown Builders now (or say what would go)."),
     Method("builders/didChange", "notification", "server->client", BuildersDidChange, None,
            "Builders captured or imported (debounced)."),
     Method("capture/didFail", "notification", "server->client", CaptureFailure, None,
@@ -330,7 +433,8 @@ METHODS: tuple[Method, ...] = (
 # Builder the name already belongs to in that project); already promoted {task, builder_id,
 # from_message, to_message} (the task the exact range went into); ask failed {code, detail,
 # warnings} (code as `lazy ask` prints it: docker-unavailable, agent-image-missing,
-# ALL_EXCERPTS_FAILED, ...; the warnings gathered before it failed). Invalid params is
+# ALL_EXCERPTS_FAILED, ...; the warnings gathered before it failed); team failed {kind}
+# (unreachable, lost, rights, schema, refused, not-joined: lazy.team.db.TeamError). Invalid params is
 # JSON-RPC's -32602 {errors: [{field, message}]}: also a promotion's range outside the
 # Builder, a taken code, an unknown parent.
 ERRORS = {
@@ -341,7 +445,15 @@ ERRORS = {
     "NAME_TAKEN": -32005,
     "ALREADY_PROMOTED": -32006,
     "ASK_FAILED": -32007,
+    "TEAM_FAILED": -32008,
 }
-NOT_FOUND, AMBIGUOUS, BAD_QUERY, STORE_ERROR, NAME_TAKEN, ALREADY_PROMOTED, ASK_FAILED = (
-    ERRORS.values()
-)
+(
+    NOT_FOUND,
+    AMBIGUOUS,
+    BAD_QUERY,
+    STORE_ERROR,
+    NAME_TAKEN,
+    ALREADY_PROMOTED,
+    ASK_FAILED,
+    TEAM_FAILED,
+) = ERRORS.values()

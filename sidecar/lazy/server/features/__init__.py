@@ -21,6 +21,7 @@ from lazy.server.features import (
     imports,
     search,
     tasks,
+    team,
     transcripts,
     usage,
 )
@@ -38,4 +39,5 @@ FEATURES: tuple[Callable[[Sidecar], None], ...] = (
     doctor.register,
     usage.register,
     exports.register,
+    team.register,
 )

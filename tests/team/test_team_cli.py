@@ -21,10 +21,10 @@ def team(postgres: Postgres, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     bob = Member(base, "bob", "Bob Baker", postgres)
     carol = Member(base, "carol", "Carol Cole", postgres)
     r = admin.lazy("team", "init", postgres.conninfo())
-    assert "Created the team schema (version 1)" in r.stdout, r.stdout
+    assert "Created the team schema (version 2)" in r.stdout, r.stdout
     assert "Created the group role lazy_team_member" in r.stdout
     again = admin.lazy("team", "init", postgres.conninfo())
-    assert "at version 1: nothing to do" in again.stdout
+    assert "at version 2: nothing to do" in again.stdout
     for m in (alice, bob, carol):
         out = admin.lazy("team", "invite", m.role, "--db", postgres.conninfo()).stdout
         assert f"Created the role {m.role}" in out
@@ -178,3 +178,57 @@ def test_a_repo_without_a_remote_goes_once_named(team: dict[str, object], tmp_pa
     alice.lazy("team", "name", str(scratch), "acme/scratch")
     went = alice.json("team", "push")
     assert [b["project"] for b in went["builders"]] == ["acme/scratch"] and went["skipped"] == []
+
+
+def test_promote_from_a_teammates_conversation(team: dict[str, object]) -> None:
+    alice, bob = team["alice"], team["bob"]
+    assert isinstance(alice, Member) and isinstance(bob, Member)
+    bobs = _bobs(alice)["builder_id"]
+    made = alice.lazy("team", "promote", bobs[:8], "--from", "1", "--to", "2", "--yes").stdout
+    # every field left empty: the goal from what bob said first, the code from the goal
+    assert "Created task plan-the-tangerine-migration on the team (github.com/Acme/App)" in made
+    assert "from Bob Baker's" in made and "messages 1–2" in made
+    again = alice.lazy("team", "promote", bobs[:8], "--from", "1", "--to", "2", "--yes", ok=False)
+    assert "already promoted, as task plan-the-tangerine-migration by Alice Archer" in again.stderr
+    wide = bob.lazy(
+        "team", "promote", bobs[:8], "--from", "2", "--to", "4", "--goal", "Copy it", "--yes"
+    )
+    assert "Created task copy-it" in wide.stdout
+    assert (
+        "Overlap: message 2 also went into Alice Archer's task plan-the-tangerine-migration"
+        in wide.stderr
+    )
+    out_of_range = bob.lazy(
+        "team", "promote", bobs[:8], "--from", "3", "--to", "99", "--yes", ok=False
+    )
+    assert (
+        "message 99 is not in" in out_of_range.stderr
+        and "it has messages 1–4" in out_of_range.stderr
+    )
+    listed = alice.json("team", "tasks")
+    assert [(t["code"], t["by"]) for t in listed] == [
+        ("copy-it", "Bob Baker"),
+        ("plan-the-tangerine-migration", "Alice Archer"),
+    ]
+    assert listed[1]["prompt"].startswith("#1 user\nPlan the tangerine migration")
+    carol = team["carol"]
+    assert isinstance(carol, Member)
+    assert carol.json("team", "tasks") == []  # not in the project: its tasks are not hers to see
+
+
+def test_init_migrates_an_older_schema(postgres: Postgres, tmp_path: Path) -> None:
+    from lazy.team import schema
+
+    postgres.sql("DROP SCHEMA IF EXISTS lazy_team CASCADE; CREATE SCHEMA lazy_team")
+    postgres.sql(
+        schema.MIGRATIONS[0] + "INSERT INTO lazy_team.meta VALUES ('schema_version', '1');"
+    )
+    owner = Member(tmp_path, "postgres", "Owner", postgres)
+    member = Member(tmp_path, "alice", "Alice Archer", postgres)
+    old = member.lazy("team", "join", member.conninfo, ok=False)
+    assert "schema is version 1, older than this lazy's 2" in old.stderr
+    assert "runs `lazy team init <conninfo>` to migrate it" in old.stderr
+    r = owner.lazy("team", "init", postgres.conninfo())
+    assert "Migrated the team schema" in r.stdout and "version 1 → 2" in r.stdout
+    assert postgres.sql("SELECT value FROM lazy_team.meta WHERE key = 'schema_version'") == "2"
+    assert postgres.sql("SELECT to_regclass('lazy_team.tasks') IS NOT NULL") == "t"

@@ -36,7 +36,7 @@ def _editor() -> str:
     return os.environ.get("EDITOR") or os.environ.get("VISUAL") or "vi"
 
 
-def _edit(text: str) -> str:
+def edit_in_editor(text: str) -> str:
     """``text`` as the user left it in their editor. An editor that fails leaves the file
     where it is, named in the error, so nothing typed is lost."""
     fd, name = tempfile.mkstemp(prefix="lazy-task-", suffix=".md")
@@ -165,7 +165,7 @@ def promote(
             code = code or default_code(store.conn, goal)
         prompt = seed(plan.messages)
         if interactive:
-            edited = _edit(prompt)
+            edited = edit_in_editor(prompt)
             if not edited.strip():
                 raise click.ClickException("the prompt was left empty: aborted, no task created")
             prompt = edited

@@ -321,6 +321,7 @@ def status(as_json: bool) -> None:
                 "email": st.email,
                 "reachable": reachable,
                 "last_push": last.model_dump() if last else None,
+                "checked_at": st.checked_at,
                 "unpushed_messages": ahead,
                 "failing_since": st.failing_since,
                 "last_error": st.last_error,
@@ -336,6 +337,7 @@ def status(as_json: bool) -> None:
             if last
             else "never",
         ),
+        ("in step at", when(st.checked_at) if st.checked_at else "never"),
         ("pushes recorded", server_pushes),
         ("not pushed yet", f"{ahead} message(s) stored since the last push"),
     ]
@@ -546,4 +548,128 @@ def members_command() -> None:
         table.add_column(col)
     for n, e, ps in rows:
         table.add_row(shown(n), shown(e), shown(", ".join(ps)))
+    out.print(table)
+
+
+def _ask_team(
+    team: Any, plan: Any, goal: str | None, code: str | None, parent: str | None
+) -> tuple[str, str, str]:
+    """The three fields, starting empty, each saying what an empty answer falls back to."""
+    from lazy.team import promote as team_promote
+
+    if goal is None:
+        fallback = one_line(plan.default_goal)
+        goal = click.prompt(
+            f"Goal (empty: what was said first — {fallback})", default="", show_default=False
+        )
+    if code is None:
+        code = click.prompt(
+            f"Code (empty: {team_promote.default_code(team, plan, goal or plan.default_goal)}, from the goal)",
+            default="",
+            show_default=False,
+        )
+    if parent is None:
+        parent = click.prompt("Parent task code (empty: none)", default="", show_default=False)
+    return goal or "", code or "", parent or ""
+
+
+@team.command(
+    "promote",
+    help="""Turn messages --from N --to M of a teammate's conversation (or yours) into a task on
+the team database, seen by the project's members.
+
+\b
+The fields start empty and each falls back to its default: the goal to what was said first in
+the range, the code to a slug of the goal (unique in the project), the prompt to the messages
+themselves (on a terminal you are asked for goal, code and parent, and $EDITOR opens on the
+prompt; --yes takes every default). A range the Builder does not have or one already promoted
+is refused before you type. Another task sharing messages with the new one is reported once it
+is created.
+
+\b
+  lazy team promote 7acd37a8 --from 12 --to 18
+  lazy team promote 7acd37a8 --from 12 --to 18 --yes""",
+)
+@click.argument("ident", metavar="ID")
+@click.option("--from", "first", type=int, required=True, help="First message of the range.")
+@click.option("--to", "last", type=int, required=True, help="Last message of the range (included).")
+@click.option("--member", help="Whose Builder, when two members' ids start alike.")
+@click.option("--goal", help="The goal (default: what was said first in the range).")
+@click.option("--code", help="The code (default: a slug of the goal, unique in the project).")
+@click.option("--parent", help="The code of the task it belongs under (default: none).")
+@click.option("--yes", is_flag=True, help="No prompts, no editor: every default.")
+def promote(
+    ident: str,
+    first: int,
+    last: int,
+    member: str | None,
+    goal: str | None,
+    code: str | None,
+    parent: str | None,
+    yes: bool,
+) -> None:
+    from lazy.cli.common import is_tty
+    from lazy.cli.promote import edit_in_editor
+    from lazy.tasks.promote import PromoteError
+    from lazy.team import promote as team_promote
+
+    interactive = is_tty() and not yes
+    with _team("lazy team promote") as conn:
+        try:
+            plan = team_promote.check(conn, ident, first, last, member)
+            if code:
+                code = team_promote.check_code(conn, plan, code)
+            if interactive:
+                goal, code, parent = _ask_team(conn, plan, goal, code, parent)
+            prompt = edit_in_editor(plan.default_prompt) if interactive else None
+            if interactive and not (prompt or "").strip():
+                raise click.ClickException("the prompt was left empty: aborted, no task created")
+            task, overlaps = team_promote.create(
+                conn, plan, goal=goal, code=code, parent=parent, prompt=prompt
+            )
+        except browse.NotFoundOnTeam as e:
+            raise _fail(e) from e
+        except PromoteError as e:
+            raise click.ClickException(f"cannot promote: {e.message}") from e
+    out.print(
+        shown(
+            f"Created task {task.code} on the team ({plan.builder.project}) from"
+            f" {plan.builder.member}'s {plan.builder.builder_id[:8]} messages"
+            f" {task.from_message}–{task.to_message}: {one_line(task.goal)}"
+        )
+    )
+    for other in overlaps:
+        err.print(shown(f"Overlap: {team_promote.overlap_note(task, other)}", "yellow"))
+
+
+@team.command("tasks", help="Tasks promoted from the team's Builders, newest first.")
+@click.option("--project", help="Only this project's.")
+@click.option("--json", "as_json", is_flag=True, help="Print them as JSON.")
+def tasks_command(project: str | None, as_json: bool) -> None:
+    from lazy.team import promote as team_promote
+
+    with _team("lazy team tasks") as conn:
+        rows = team_promote.tasks(conn, project)
+    if as_json:
+        emit_json(
+            [
+                {**t.__dict__, "created_at": t.created_at.isoformat() if t.created_at else None}
+                for t in rows
+            ]
+        )
+        return
+    if not rows:
+        out.print("No tasks on the team yet (`lazy team promote ID --from N --to M`).")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("code", "by", "from", "messages", "goal"):
+        table.add_column(col, no_wrap=col != "goal", overflow="ellipsis")
+    for t in rows:
+        table.add_row(
+            shown(t.code),
+            shown(t.by),
+            shown(t.builder_id[:8]),
+            f"{t.from_message}–{t.to_message}",
+            shown(one_line(t.goal)),
+        )
     out.print(table)

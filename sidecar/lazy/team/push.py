@@ -280,7 +280,8 @@ def run(
                 send(team, b)
                 if sent:
                     sent(b)
-            record(team, len(p.builders), p.messages)
+            if p.builders:
+                record(team, len(p.builders), p.messages)
     except TeamError as e:
         if not dry_run:
             state.failing_since = state.failing_since or now()
@@ -288,12 +289,14 @@ def run(
             save(state, home)
         raise
     state.watermark = p.watermark
-    state.last_push = LastPush(
-        at=now(),
-        builders=len(p.builders),
-        messages=p.messages,
-        redactions=sum(p.redactions.values()),
-    )
+    state.checked_at = now()
+    if p.builders:  # the last push that sent something: a sweep with nothing new keeps it
+        state.last_push = LastPush(
+            at=state.checked_at,
+            builders=len(p.builders),
+            messages=p.messages,
+            redactions=sum(p.redactions.values()),
+        )
     state.failing_since = None
     state.last_error = None
     save(state, home)

@@ -194,8 +194,37 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA lazy_team FROM PUBLIC;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA lazy_team TO lazy_team_member;
 """
 
+# version 2: tasks promoted from the team's Builders, seen by the project's members
+_V2 = """
+CREATE TABLE lazy_team.tasks (
+  id serial PRIMARY KEY,
+  project_id int NOT NULL REFERENCES lazy_team.projects,
+  code text NOT NULL,
+  goal text NOT NULL,
+  prompt text NOT NULL,
+  parent text,
+  created_by int NOT NULL REFERENCES lazy_team.members DEFAULT lazy_team.me(),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  builder_member int NOT NULL,
+  builder_id text NOT NULL,
+  from_message int NOT NULL,
+  to_message int NOT NULL CHECK (to_message >= from_message),
+  UNIQUE (project_id, code),
+  UNIQUE (builder_member, builder_id, from_message, to_message),
+  FOREIGN KEY (builder_member, builder_id) REFERENCES lazy_team.builders ON DELETE CASCADE
+);
+CREATE INDEX tasks_builder ON lazy_team.tasks (builder_member, builder_id);
+ALTER TABLE lazy_team.tasks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tasks_read ON lazy_team.tasks FOR SELECT
+  USING (project_id IN (SELECT lazy_team.my_projects()));
+CREATE POLICY tasks_write ON lazy_team.tasks FOR INSERT
+  WITH CHECK (created_by = lazy_team.me() AND project_id IN (SELECT lazy_team.my_projects()));
+GRANT SELECT, INSERT ON lazy_team.tasks TO lazy_team_member;
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA lazy_team TO lazy_team_member;
+"""
+
 # index i holds what takes the schema from version i to i + 1
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 VERSION = len(MIGRATIONS)
 
 

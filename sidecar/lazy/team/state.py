@@ -1,7 +1,8 @@
 """This machine's side of the team: ``$LAZY_HOME/team.json`` (0600): the connection string
 (never with a password), the names given to repos without a remote, and the push record —
 the watermark (the newest local message id the last complete push covered), when it ran,
-what it sent, and since when pushes have been failing."""
+what it sent, when the server was last found up to date, and since when pushes have been
+failing."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ class TeamState(BaseModel):
     email: str = ""  # who this machine pushes as (checked against the server on every push)
     names: dict[str, str] = Field(default_factory=dict)  # project dir -> its team name
     watermark: int = 0
-    last_push: LastPush | None = None
+    last_push: LastPush | None = None  # the last push that sent something
+    checked_at: str | None = None  # the last complete push, whether or not it sent anything
     failing_since: str | None = None  # the first failed push since the last good one
     last_error: str | None = None
 

@@ -57,10 +57,19 @@ class Member:
         self.lazy("import-conversation", "--all-projects", "--yes")
 
 
+def reset(pg: Postgres) -> None:
+    """The server as initdb left it: no team schema, no roles but the owner (a test never
+    depends on what another left, whatever their order)."""
+    pg.sql("DROP SCHEMA IF EXISTS lazy_team CASCADE")
+    roles = pg.sql("SELECT rolname FROM pg_roles WHERE rolname !~ '^pg_' AND rolname <> 'postgres'")
+    for role in roles.split():
+        pg.sql(f'DROP ROLE "{role}"')
+
+
 def fresh_team(pg: Postgres, base: Path, *members: tuple[str, str]) -> list[Member]:
     """A new team schema (any earlier one dropped), and ``members`` (role, name) invited and
     joined, each with a store and home of their own under ``base``."""
-    pg.sql("DROP SCHEMA IF EXISTS lazy_team CASCADE")
+    reset(pg)
     owner = Member(base, "postgres", "Owner", pg)
     owner.lazy("team", "init", pg.conninfo())
     out = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from team_world import AWS, Member, git_repo
+from team_world import AWS, Member, git_repo, reset
 
 from support.postgres import Postgres
 
@@ -15,7 +15,7 @@ from support.postgres import Postgres
 @pytest.fixture(scope="module")
 def team(postgres: Postgres, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     base = tmp_path_factory.mktemp("team")
-    postgres.sql("DROP SCHEMA IF EXISTS lazy_team CASCADE")
+    reset(postgres)
     admin = Member(base, "postgres", "Owner", postgres)
     alice = Member(base, "alice", "Alice Archer", postgres)
     bob = Member(base, "bob", "Bob Baker", postgres)
@@ -219,7 +219,9 @@ def test_promote_from_a_teammates_conversation(team: dict[str, object]) -> None:
 def test_init_migrates_an_older_schema(postgres: Postgres, tmp_path: Path) -> None:
     from lazy.team import schema
 
-    postgres.sql("DROP SCHEMA IF EXISTS lazy_team CASCADE; CREATE SCHEMA lazy_team")
+    reset(postgres)
+    postgres.sql("CREATE ROLE lazy_team_member NOLOGIN; CREATE ROLE alice LOGIN IN ROLE lazy_team_member")
+    postgres.sql("CREATE SCHEMA lazy_team")
     postgres.sql(
         schema.MIGRATIONS[0] + "INSERT INTO lazy_team.meta VALUES ('schema_version', '1');"
     )

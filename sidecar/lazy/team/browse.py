@@ -28,7 +28,8 @@ class TeamBuilder:
     title: str
     message_count: int
     updated_at: datetime | None
-    seen: int | None  # messages the viewer had seen when they last opened it (None: never)
+    seen: int | None  # messages the viewer had seen when they last opened it (None: never);
+    # all of them for the viewer's own Builders, which they have in their own store
 
     @property
     def grew(self) -> bool:
@@ -45,7 +46,7 @@ class NotFoundOnTeam(LookupError):
 
 _LIST = """
 SELECT m.name, m.email, p.key, b.builder_id, b.agent, b.title, b.message_count, b.updated_at,
-       s.message_count
+       CASE WHEN b.member_id = lazy_team.me() THEN b.message_count ELSE s.message_count END
 FROM lazy_team.builders b
 JOIN lazy_team.members m ON m.id = b.member_id
 JOIN lazy_team.projects p ON p.id = b.project_id
@@ -210,7 +211,8 @@ def search(
         " WHERE x.line = '' AND x.tsv @@ q.q{cond}"
         " ORDER BY rank DESC, x.at DESC NULLS LAST LIMIT %s)"
         " SELECT m.name, m.email, p.key, b.builder_id, b.agent, b.title, b.message_count,"
-        "  b.updated_at, s.message_count, h.number, h.role, h.at, h.rank,"
+        "  b.updated_at, CASE WHEN b.member_id = lazy_team.me() THEN b.message_count"
+        "  ELSE s.message_count END, h.number, h.role, h.at, h.rank,"
         "  ts_headline('english', left(h.text, 20000), q.q, %s)"
         " FROM hits h CROSS JOIN q"
         " JOIN lazy_team.builders b ON b.member_id = h.member_id AND b.builder_id = h.builder_id"

@@ -121,10 +121,15 @@ def find(team: Conn, ident: str, member: str | None = None) -> TeamBuilder:
 
 
 def transcript(
-    team: Conn, b: TeamBuilder, *, mark_seen: bool = True
+    team: Conn,
+    b: TeamBuilder,
+    *,
+    mark_seen: bool = True,
+    start: int = 1,
+    count: int | None = None,
 ) -> tuple[BuilderInfo, list[MessageView]]:
-    """A teammate's Builder as they pushed it (its own line), and the viewer's mark moved to
-    its end."""
+    """A teammate's Builder as they pushed it (its own line; messages ``start``.. ``count`` of
+    them, else all), and the viewer's mark moved to its end."""
     row = team.execute(
         "SELECT b.member_id, b.info FROM lazy_team.builders b JOIN lazy_team.members m"
         " ON m.id = b.member_id WHERE m.email = %s AND b.builder_id = %s",
@@ -133,10 +138,11 @@ def transcript(
     if row is None:
         raise NotFoundOnTeam(f"Builder {b.builder_id} is no longer on the team")
     member_id, info = int(row[0]), row[1]
+    end = 2**31 - 1 if count is None else start + count - 1
     views = team.execute(
         "SELECT view FROM lazy_team.messages WHERE member_id = %s AND builder_id = %s"
-        " AND line = '' ORDER BY number",
-        (member_id, b.builder_id),
+        " AND line = '' AND number BETWEEN %s AND %s ORDER BY number",
+        (member_id, b.builder_id, start, end),
     ).fetchall()
     if mark_seen:
         team.execute(

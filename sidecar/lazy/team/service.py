@@ -67,9 +67,8 @@ def page(home: Path, ident: str, email: str | None, start: int, count: int) -> P
     state = joined(home)
     with connect(state.conninfo, "team/page") as team:
         b = browse.find(team, ident, email)
-        info, messages = browse.transcript(team, b)
-    window = [m for m in messages if start <= m.number < start + count]
-    return Page(b, info, window, max((m.number for m in messages), default=0))
+        info, messages = browse.transcript(team, b, start=start, count=count)
+    return Page(b, info, messages, b.message_count)
 
 
 def search(

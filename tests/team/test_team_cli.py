@@ -220,7 +220,9 @@ def test_init_migrates_an_older_schema(postgres: Postgres, tmp_path: Path) -> No
     from lazy.team import schema
 
     reset(postgres)
-    postgres.sql("CREATE ROLE lazy_team_member NOLOGIN; CREATE ROLE alice LOGIN IN ROLE lazy_team_member")
+    postgres.sql(
+        "CREATE ROLE lazy_team_member NOLOGIN; CREATE ROLE alice LOGIN IN ROLE lazy_team_member"
+    )
     postgres.sql("CREATE SCHEMA lazy_team")
     postgres.sql(
         schema.MIGRATIONS[0] + "INSERT INTO lazy_team.meta VALUES ('schema_version', '1');"

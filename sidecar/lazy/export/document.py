@@ -89,9 +89,9 @@ def document(
     counting = Counting()
     r = counting if redact else keep
     builder = info(whole.builder, r)
-    messages = [_redacted(m, r, redact) for m in messages]
+    messages = [redacted_message(m, r, redact) for m in messages]
     subagents = [
-        s.model_copy(update={"messages": [_redacted(m, r, redact) for m in s.messages]})
+        s.model_copy(update={"messages": [redacted_message(m, r, redact) for m in s.messages]})
         for s in subagents
     ]
     annotate(conn, builder, [*messages, *(m for s in subagents for m in s.messages)], home)
@@ -106,7 +106,7 @@ def document(
     )
 
 
-def _redacted(m: MessageView, r: Callable[[str], str], redact: bool) -> MessageView:
+def redacted_message(m: MessageView, r: Callable[[str], str], redact: bool) -> MessageView:
     """A message redacted, its parts counted: its ``text`` (the words of its parts again) is
     redacted uncounted, so a secret is counted once for each place a reader meets it."""
     v = message(m.model_copy(update={"text": ""}), r)

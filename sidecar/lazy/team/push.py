@@ -25,8 +25,9 @@ from typing import Any
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from lazy.export.document import document
-from lazy.model import MessageView
+from lazy.export.document import document, redacted_message
+from lazy.model import BuilderInfo, MessageView
+from lazy.store import queries
 from lazy.store.messages import builders_grown_since, last_id
 from lazy.store.queries import builder_projects
 from lazy.team.db import TeamError, connect, lend
@@ -34,8 +35,10 @@ from lazy.team.identity import remote_of
 from lazy.team.members import joined_as
 from lazy.team.schema import Conn
 from lazy.team.state import LastPush, TeamState, now, save
+from lazy.usage.report import annotate
 from lazy.view.messages import call_lines, words_of
-from lazy.view.reading import builder_info
+from lazy.view.reading import builder_info, info, line_from
+from lazy.view.redaction import Counting, keep
 
 MAIN = ""  # the line of the Builder's own messages
 
@@ -148,27 +151,51 @@ def plan(
         if have and not whole and all(have.get(k, 0) == v for k, v in local.items()):
             unchanged += 1
             continue
-        doc = document(conn, bid)
-        lines = {MAIN: doc.messages} | {s.session_id: s.messages for s in doc.subagents}
-        send = {k: [m for m in ms if whole or m.number > have.get(k, 0)] for k, ms in lines.items()}
+        builder, send, redactions = _what_goes(conn, bid, local, {} if whole else have)
         out.append(
             BuilderPush(
                 builder_id=bid,
                 project=info.project or "",
                 key=key,
                 agent=info.tool,
-                title=doc.builder.title or doc.builder.summary[:200],
+                title=builder.title or builder.summary[:200],
                 local_count=info.message_count,
                 server_count=have.get(MAIN, 0),
                 whole=whole,
                 lines={k: v for k, v in send.items() if v},
-                counts={k: max((m.number for m in ms), default=0) for k, ms in lines.items()},
+                counts=local,
                 sessions=sessions,
-                info=doc.builder.model_dump(mode="json"),
-                redactions=doc.redactions,
+                info=builder.model_dump(mode="json"),
+                redactions=redactions,
             )
         )
     return Plan(out, list(skipped.values()), unchanged, mark)
+
+
+def _what_goes(
+    conn: sqlite3.Connection, bid: str, local: dict[str, int], have: dict[str, int]
+) -> tuple[BuilderInfo, dict[str, list[MessageView]], dict[str, int]]:
+    """The Builder's info and, per line, its messages past what the server has (all of them
+    for a line it lacks), redacted and counted by rule. A line's first new message may be a
+    result: the call it answers is sent again with it, now holding its output."""
+    if not have:  # new there, or sent whole again: the export's document
+        doc = document(conn, bid)
+        lines = {MAIN: doc.messages} | {s.session_id: s.messages for s in doc.subagents}
+        return doc.builder, lines, doc.redactions
+    counting = Counting()
+    builder = info(queries.builder_info(conn, bid), counting)
+    send = {
+        line: [
+            redacted_message(m, counting, True)  # counted as an export counts them
+            for m in line_from(
+                conn, bid, None if line == MAIN else line, have.get(line, 0) + 1, keep
+            )
+        ]
+        for line, n in local.items()
+        if n > have.get(line, 0)
+    }
+    annotate(conn, builder, [m for ms in send.values() for m in ms])
+    return builder, send, dict(sorted(counting.counts.items()))
 
 
 def _ts(value: str | None) -> datetime | None:

@@ -225,6 +225,14 @@ def message_page(
     return _page(conn, queries.builder_info(conn, bid), side, start, count, redactor(home))
 
 
+def line_from(
+    conn: sqlite3.Connection, bid: str, side: str | None, start: int, redact: Redact
+) -> list[MessageView]:
+    """A line's messages from ``start`` to its end, as ``message_page`` shows them (the
+    message whose call a result at ``start`` answers included), through ``redact``."""
+    return _page(conn, queries.builder_info(conn, bid), side, start, 2**62 - start, redact)
+
+
 def builder_info(conn: sqlite3.Connection, bid: str, *, home: Path | None = None) -> BuilderInfo:
     return info(queries.builder_info(conn, bid), redactor(home))
 

@@ -153,3 +153,13 @@ def test_one_member_pushing_from_two_machines_at_once_converges(
         _, err = c.communicate(timeout=120)
         assert c.returncode == 0, err
     assert pushed(pg, "alice") == (3, 6)  # the shared one once, each machine's own once
+
+
+def test_a_password_given_once_is_used_never_kept_or_shown(pg: Postgres, tmp_path: Path) -> None:
+    [alice] = fresh_team(pg, tmp_path, ("alice", "Alice Archer"))
+    r = alice.lazy("team", "join", alice.conninfo + " password=hunter2")
+    assert "was used once and not kept" in r.stderr and "hunter2" not in r.stdout + r.stderr
+    kept = (alice.lazy_home / "team.json").read_text()
+    assert "hunter2" not in kept and "user=alice" in kept
+    assert oct((alice.lazy_home / "team.json").stat().st_mode & 0o777) == "0o600"
+    assert "hunter2" not in alice.lazy("team", "status").stdout

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.postgres import Postgres
 from team_world import AWS, fresh_team, git_repo, pushed
+
+from support.postgres import Postgres
 
 
 def test_a_call_pushed_before_its_result_is_completed_by_the_next_push(

@@ -11,6 +11,7 @@ import { asNode, builderIdOf, builderLabel } from "./views/builders";
 import { importConversations } from "./views/importer";
 import { showOpenBuilder } from "./views/openBuilder";
 import { showSearch } from "./views/search";
+import { TEAM_COMMANDS, teamSearch } from "./team/commands";
 import { termsArg } from "./text";
 import { UsagePanel } from "./usage/panel";
 
@@ -72,6 +73,7 @@ const search: Factory = (ctx) => () => {
     scope: () => ctx.builders.scope(),
     log: ctx.log,
     open: (t) => { void vscode.commands.executeCommand("lazy.openTranscript", t.builderId, t.number, t.sessionId, t.terms); },
+    team: teamSearch(ctx),
   });
 };
 
@@ -103,4 +105,5 @@ export const COMMANDS: CommandTable = [
   ["lazy.usage", showUsage],
   ["lazy.restartSidecar", (ctx) => () => ctx.sidecar.restart("same")],
   ["lazy.showLog", (ctx) => () => { ctx.log.show(); }],
+  ...TEAM_COMMANDS,
 ];

@@ -7,6 +7,7 @@ import type { AnswerPanels, AskTarget } from "./ask/ask";
 import type { LazyClient } from "./protocol/client";
 import type { Sidecar } from "./sidecar/sidecar";
 import type { LazyCommand } from "./sidecar/terminal";
+import type { TeamProvider } from "./team/tree";
 import type { TranscriptPanels } from "./transcript/panels";
 import type { BuildersProvider } from "./views/builders";
 import type { HealthProvider } from "./views/doctor";
@@ -26,6 +27,8 @@ export interface Ctx {
   readonly builders: BuildersProvider;
   readonly health: HealthProvider;
   readonly tasks: TasksProvider;
+  /** The Team view's tree: the team database's Builders this member may read. */
+  readonly team: TeamProvider;
   readonly status: StatusBar;
   readonly panels: TranscriptPanels;
   readonly answers: AnswerPanels;

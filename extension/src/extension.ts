@@ -16,6 +16,8 @@ import { registerBuildersView } from "./views/buildersView";
 import { HealthProvider, registerHealthView } from "./views/doctor";
 import { StatusBar } from "./views/status";
 import { registerTasksView, TasksProvider } from "./views/tasks";
+import { TeamProvider } from "./team/tree";
+import { registerTeamView } from "./team/view";
 import { registerUriHandler } from "./uriHandler";
 
 function reporter(log: vscode.LogOutputChannel): (what: string, e: unknown) => void {
@@ -36,6 +38,7 @@ function createCtx(context: vscode.ExtensionContext): Ctx {
     client, workspaceFolders, store: context.globalState, workspaceStore: context.workspaceState, extensionUri, log,
   });
   const tasks = new TasksProvider(client, () => builders.scope());
+  const team = new TeamProvider({ client, extensionUri, log });
   const refreshTasks = (): void => {
     tasks.refresh().catch((e: unknown) => { log.warn(`tasks/list: ${e instanceof Error ? e.message : String(e)}`); });
   };
@@ -58,17 +61,18 @@ function createCtx(context: vscode.ExtensionContext): Ctx {
     openAsText: (id, sid) => { void openAsText(id, sid).catch((e: unknown) => { report("open as text", e); }); },
     onPromoted: () => { refreshTasks(); },
     ask: (id, label) => { ask({ id, label }); },
+    onTeamOpened: () => { void team.refresh(); },
   });
   const health = new HealthProvider(client);
   const status = new StatusBar(vscode.window.createStatusBarItem("lazy.status", vscode.StatusBarAlignment.Left, 50), client, log);
   const textProvider = new TranscriptTextProvider(client);
   const disposables: Disposable[] = [
-    log, sidecar, builders, status, textProvider, panels, answers, health, tasks,
+    log, sidecar, builders, status, textProvider, panels, answers, health, tasks, team,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, textProvider),
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, panels),
   ];
   return {
-    extensionUri, log, sidecar, builders, health, tasks, status, panels, answers,
+    extensionUri, log, sidecar, builders, health, tasks, team, status, panels, answers,
     client, whenRunning: running, report, ask, refreshTasks, disposables,
   };
 }
@@ -76,7 +80,7 @@ function createCtx(context: vscode.ExtensionContext): Ctx {
 /** Every view follows the sidecar: down, each says so (nothing of the last store lingers);
  * back, each asks again. */
 function followSidecar(ctx: Ctx): vscode.Disposable[] {
-  const { sidecar, status, health, builders, panels, log } = ctx;
+  const { sidecar, status, health, builders, panels, team, log } = ctx;
   return [
     sidecar.onDidChangeState((state) => {
       void status.setSidecarState(state);
@@ -84,10 +88,12 @@ function followSidecar(ctx: Ctx): vscode.Disposable[] {
       ctx.refreshTasks();
       if (state.kind === "running") {
         void builders.resume();
+        void team.resume();
         panels.reloadAll();
       } else {
         const reason = state.kind === "stopped" ? (state.reason ?? "The lazy sidecar stopped.") : undefined;
         builders.clear(reason);
+        team.clear(reason);
         if (state.kind !== "starting") panels.sidecarDown(reason ?? "The lazy sidecar is not running.");
       }
     }),
@@ -128,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...ctx.disposables,
     ...followSidecar(ctx),
     ...registerBuildersView(ctx),
+    ...registerTeamView(ctx),
     ...registerHealthView(ctx),
     ...registerTasksView(ctx),
     ...registerCommands(ctx, COMMANDS),

@@ -8,6 +8,7 @@ passing or failing with the Node test's own message. A missing prerequisite skip
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,9 +21,14 @@ import pytest
 from support import require
 from support.docker import Engine
 from support.oneshot_api import REAL_KEY, Rule, fake_api, text
+from support.postgres import Postgres
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+# the team's members as tests/team makes them (team_world.py)
+sys.path.insert(0, str(REPO / "tests" / "team"))
+from team_world import Member, git_repo, reset  # noqa: E402
+
 OUT = HERE / "out"
 VSIX = Path(os.environ.get("LAZY_VSIX") or REPO / "extension" / "lazy-linux-x64.vsix")
 # Read at collection, before the autouse fixture of tests/conftest.py isolates HOME.
@@ -45,6 +51,10 @@ TESTS = {
     "search_opens_message": "search finds a known phrase and opens its message",
     "search_link": "a `lazy search` link opens the transcript at its message, with its words",
     "open_builder_alias": "Lazy: Open Builder… opens a Builder by its alias",
+    "team_view": (
+        "the Team view lists a teammate's Builder marked as grown; opening it shows their messages"
+        " read-only, and the mark goes"
+    ),
     "corpus_views": (
         "the corpus session 7acd37a8 reads as Markdown, diffs, checklists, shell output, thinking"
         " and subagents, light and dark"
@@ -76,6 +86,11 @@ ASK_ANSWER = "The plan settled on periwinkle (#2)."
 # and one it never answers, to cancel
 ASK_HANG = "please hang until cancelled"
 
+# what the teammate (bob) asked and was answered, in a repo of the team's project
+TEAM_PROJECT = "github.com/acme/app"
+TEAM_PROMPT = "Sketch the kumquat rollout for the team"
+TEAM_REPLY = "Kumquat rollout: a canary on Monday, everyone on Thursday."
+
 TAP_LINE = re.compile(r"^(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b(.*))?$")
 
 
@@ -97,6 +112,42 @@ def _docker(request: pytest.FixtureRequest) -> tuple[Engine | None, str]:
     return engine, ""
 
 
+def _team(request: pytest.FixtureRequest, store: Path, base: Path) -> dict[str, str]:
+    """A team as tests/team's fresh_team makes one, on the session's PostgreSQL: alice joined
+    with ``store`` (the LAZY_HOME code-server's sidecar serves: its team.json holds the
+    connection), bob with a store of his own under ``base``, who pushed a Builder of a repo
+    of the team's project and added alice to it. Passed to the Node suite as LAZY_TEAM; without
+    a server, LAZY_TEAM_MISSING says why (only the team test skips)."""
+    try:
+        pg: Postgres = request.getfixturevalue("postgres")
+    except pytest.skip.Exception as e:  # CI=true fails in the fixture instead
+        return {"LAZY_TEAM_MISSING": f"a PostgreSQL server: {e.msg}"}
+    reset(pg)  # whatever tests/team left on the server
+    owner = Member(base, "postgres", "Owner", pg)
+    owner.lazy("team", "init", pg.conninfo())
+    alice = Member(base, "alice", "Alice Archer", pg)
+    alice.lazy_home = store
+    bob = Member(base, "bob", "Bob Baker", pg)
+    for m in (alice, bob):
+        owner.lazy("team", "invite", m.role, "--db", pg.conninfo())
+        m.lazy("team", "join", m.conninfo)
+    repo = git_repo(base / "bob" / "src" / "app", "git@github.com:acme/app.git")
+    bob.session(repo, TEAM_PROMPT, TEAM_REPLY)
+    bob.capture()
+    # the first to push a project claims it; reading it takes being added by a member
+    bob.lazy("team", "push")
+    bob.lazy("team", "add", alice.email, "--project", TEAM_PROJECT)
+    [pushed] = bob.json("team", "conversations")
+    team = {
+        "store": str(store),
+        "member": bob.name,
+        "project": pushed["project"],
+        "title": pushed["title"],
+        "messages": [TEAM_PROMPT, TEAM_REPLY],
+    }
+    return {"LAZY_TEAM": json.dumps(team)}
+
+
 @pytest.fixture(scope="module")
 def node_results(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
@@ -112,13 +163,16 @@ def node_results(
     )
     require(_unshare_works(), "unshare --net (root, or unprivileged user namespaces)")
     OUT.mkdir(exist_ok=True)
+    work = tmp_path_factory.mktemp("vscode")
     env = {
         **os.environ,
         "LAZY_CODE_SERVER_DIR": str(CODE_SERVER_DIR),
         "LAZY_VSIX": str(VSIX),
         "LAZY_VENV": str(Path(sys.executable).parent.parent),
-        "LAZY_VSCODE_TMP": str(tmp_path_factory.mktemp("vscode")),
+        "LAZY_VSCODE_TMP": str(work),
         "LAZY_VSCODE_OUT": str(OUT),
+        # vscode.test.mjs keeps its store in <work>/lazy
+        **_team(request, work / "lazy", tmp_path_factory.mktemp("team")),
     }
     engine, no_docker = _docker(request)
     rules = [

@@ -38,6 +38,11 @@ const SIDECAR_PATH = process.env.LAZY_SIDECAR_PATH || "";
 const ASK_ENV = Object.fromEntries(
   ["DOCKER_HOST", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
 );
+// the team (test_vscode.py sets it up on a real PostgreSQL before the suite starts): this
+// store's member joined, and a teammate's pushed Builder; or why there is none
+const TEAM = process.env.LAZY_TEAM ? JSON.parse(process.env.LAZY_TEAM) : null;
+const TEAM_MISSING =
+  process.env.LAZY_TEAM_MISSING || (TEAM ? "" : "a team database (test_vscode.py sets one up on the postgres fixture)");
 const ASK = {
   question: process.env.LAZY_ASK_QUESTION || "",
   answer: process.env.LAZY_ASK_ANSWER || "",
@@ -629,6 +634,75 @@ test("Lazy: Open Builder… opens a Builder by its alias", { skip: SKIP }, async
     await until(`the transcript's tab titled ${alias}`, async () => (await tab.count()) === 1);
   } finally {
     run([LAZY, "alias", "rm", alias, "--scope", workspace], { cwd: workspace, env });
+  }
+});
+
+/** The Team view's pane in the Lazy container, and its rows. */
+const teamPane = () =>
+  buildersView().locator(".pane", { has: page.locator(".pane-header h3.title", { hasText: /^Team$/i }) });
+const teamRows = () => teamPane().locator(".monaco-list-row");
+
+test("the Team view lists a teammate's Builder marked as grown; opening it shows their messages read-only, and the mark goes", { skip: SKIP || (!CI && TEAM_MISSING ? `missing: ${TEAM_MISSING}` : false) }, async () => {
+  if (TEAM_MISSING) throw new Error(`missing (CI=true): ${TEAM_MISSING}`);
+  assert.equal(TEAM.store, lazyHome, "the team was joined with another store than code-server's");
+  assert.ok(fs.existsSync(path.join(lazyHome, "team.json")), "this store has not joined the team");
+  await runCommand("View: Close All Editors");
+  // folded until a member unfolds it (the Builders view keeps the room)
+  await runCommand("Lazy: Focus on Team View");
+  await teamPane().locator(".pane-header[aria-expanded=true]").waitFor();
+  const row = teamRows().filter({ hasText: TEAM.title }).first();
+  const description = () => row.locator(".label-description").innerText();
+  try {
+    await until(`the Team view listing ${TEAM.member}'s "${TEAM.title}"`, async () => (await teamRows().allInnerTexts()).some((t) => t.includes(TEAM.title)), 60_000);
+    // under its project, grown (never opened by this member): the dot before member · agent
+    await until(`the project ${TEAM.project} above it`, async () => (await teamRows().allInnerTexts()).some((t) => t.includes(TEAM.project)));
+    assert.equal(await row.getAttribute("aria-level"), "2");
+    assert.match(await description(), new RegExp(`^● ${escapeRe(TEAM.member)} · Claude Code · `));
+    assert.equal(await row.locator(".codicon-circle-filled").count(), 1, "the grown Builder's icon");
+    await page.screenshot({ path: path.join(OUT, "team.png") });
+
+    await row.click();
+    const frame = await transcriptFrame(TEAM.messages, 60_000);
+    const shown = await frame.evaluate(() => ({
+      meta: document.getElementById("meta")?.textContent ?? "",
+      text: document.getElementById("messages")?.innerText ?? "",
+      rangeButtons: document.querySelectorAll("button.range-start, button.range-end").length,
+      ask: document.getElementById("ask")?.hidden,
+      asText: document.getElementById("open-as-text")?.hidden,
+    }));
+    // whose it is, each message after its number, and nothing offered that writes or asks
+    assert.ok(shown.meta.startsWith(`${TEAM.member} · ${TEAM.project} · `), shown.meta);
+    assert.match(shown.meta, /read-only$/);
+    assert.match(shown.text, new RegExp(`#1\\b[\\s\\S]*?${escapeRe(TEAM.messages[0])}[\\s\\S]*?#2\\b[\\s\\S]*?${escapeRe(TEAM.messages[1])}`), shown.text);
+    assert.equal(shown.rangeButtons, 0, "Start here / End here offered on a teammate's transcript");
+    assert.equal(shown.ask, true, "Ask about this Builder… offered on a teammate's transcript");
+    assert.equal(shown.asText, true, "Open as text offered on a teammate's transcript");
+    await page.screenshot({ path: path.join(OUT, "team-transcript.png") });
+
+    // opened, it is seen (on the server): the view asks again and the mark is gone
+    await until("the grown mark gone", async () => !(await description()).startsWith("●"), 60_000);
+    assert.match(await description(), new RegExp(`^${escapeRe(TEAM.member)} · `));
+    assert.equal(await row.locator(".codicon-circle-filled").count(), 0);
+
+    // the search pick's toggle (offered: this machine joined) searches the team; a hit opens
+    // the teammate's transcript at its message
+    await runCommand("View: Close All Editors");
+    await runCommand("Lazy: Search Conversations");
+    const toggle = page
+      .locator('.quick-input-widget .action-label[aria-label="Search the team"], .quick-input-widget .action-label[title="Search the team"]')
+      .first();
+    await toggle.click();
+    await page.locator('.quick-input-widget .action-label[aria-label="Search this machine"], .quick-input-widget .action-label[title="Search this machine"]').first().waitFor();
+    const reveals = logCount("reveal #1");
+    await page.locator(".quick-input-widget input.input").fill("kumquat");
+    const hit = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: `${TEAM.member} · ${TEAM.project} · #1` }).first();
+    await hit.click();
+    await transcriptFrame(TEAM.messages, 60_000);
+    await until("the log saying the team hit's landing", () => logCount("reveal #1") > reveals);
+  } finally {
+    await runCommand("View: Close All Editors");
+    // folded again: the views below have their room back for the tests after this one
+    await foldViews(["Team"], true);
   }
 });
 

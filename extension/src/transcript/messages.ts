@@ -27,6 +27,15 @@ export interface PanelState {
   builderId: string;
   sessionId: string | null;
   number: number | null;
+  /** A teammate's Builder, read from the team database: its member's email. */
+  teamEmail?: string;
+}
+
+/** Whose a teammate's Builder is, for its header; a transcript that has one is read-only. */
+export interface TeamOrigin {
+  member: string;
+  email: string;
+  project: string;
 }
 
 export type WebviewToHost =
@@ -55,8 +64,9 @@ export interface FieldError {
 }
 
 export type HostToWebview =
-  /** focus: the message to land on; terms: the text to highlight there (a search's). */
-  | { type: "init"; builder: BuilderInfo; sessionId: string | null; focus: number | null; terms?: string[] }
+  /** focus: the message to land on; terms: the text to highlight there (a search's); team: a
+   * teammate's Builder, shown read-only (no promote, no ask, no text document). */
+  | { type: "init"; builder: BuilderInfo; sessionId: string | null; focus: number | null; terms?: string[]; team?: TeamOrigin }
   | {
       type: "page";
       sessionId: string | null;
@@ -96,6 +106,8 @@ const formText: Decoder<string> = (v, p) => {
 
 export const fieldError = obj<FieldError>({ field: str, message: str });
 
+const teamOrigin = obj<TeamOrigin>({ member: str, email: str, project: str });
+
 const bounded = (max: number): Decoder<string> => (v, p) => {
   const s = str(v, p);
   if (s.length > max) throw new DecodeError(p, `at most ${max} characters`);
@@ -129,7 +141,7 @@ const WEBVIEW_MESSAGES: MessageShapes<WebviewToHost> = {
 };
 
 const HOST_MESSAGES: MessageShapes<HostToWebview> = {
-  init: { builder: builderInfo, sessionId, focus: nullable(positive), terms: optional(terms) },
+  init: { builder: builderInfo, sessionId, focus: nullable(positive), terms: optional(terms), team: optional(teamOrigin) },
   page: { sessionId, start: positive, messages: arr(messageView), total: int, nextStart: nullable(positive), inline: optional(bool) },
   reveal: { sessionId, number: positive, terms: optional(terms) },
   found: { sessionId, query: str, matches: arr(findMatch), total: int },
@@ -159,5 +171,6 @@ export function parsePanelState(v: unknown): PanelState | undefined {
   if (!isRecord(v) || typeof v.builderId !== "string" || !v.builderId) return undefined;
   const sid = typeof v.sessionId === "string" ? v.sessionId : null;
   const num = typeof v.number === "number" && Number.isInteger(v.number) && v.number >= 1 ? v.number : null;
-  return { builderId: v.builderId, sessionId: sid, number: num };
+  const team = typeof v.teamEmail === "string" && v.teamEmail ? { teamEmail: v.teamEmail } : {};
+  return { builderId: v.builderId, sessionId: sid, number: num, ...team };
 }

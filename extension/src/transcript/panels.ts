@@ -1,6 +1,9 @@
 // The transcript panels (host side): one per Builder, fed page by page from
 // transcripts/page, restored after a reload by the serializer. The page itself is built by
 // src/webview/ (bundled to dist/webview/), the only folder the webview may load from.
+// A teammate's Builder (the Team view, a team search hit) opens in the same page, read-only,
+// its pages from team/page (team/transcript.ts): nothing of it is in this machine's store, so
+// promote, ask, open as text and its subagents are not offered.
 import * as vscode from "vscode";
 import { describeFailure, type LazyClient } from "../protocol/client";
 import { builderLabel } from "../views/builders";
@@ -9,6 +12,8 @@ import { builderTasks, promotedMessage, submitPromote } from "../promote/form";
 import type { BuilderInfo, Task } from "../protocol";
 import { nonce, webviewPage, type PageAssets } from "../webviewPage";
 import { openFile, openLink, openMedia } from "./open";
+import { noSubagentPage, teamFind, teamHead, teamPage } from "../team/transcript";
+import type { TeamRef } from "../team/tree";
 
 export const VIEW_TYPE = "lazy.transcript";
 
@@ -25,7 +30,16 @@ export interface TranscriptDeps {
   ask(builderId: string, label: string): void;
   /** A subagent's "Open" (or a subagent panel's "Conversation"): that line on its own panel. */
   openLine?: (builderId: string, sessionId: string | null) => void;
+  /** A teammate's Builder was opened (team/page marked it seen): the Team view refreshes. */
+  onTeamOpened?: () => void;
 }
+
+/** True while a teammate's transcript is the active editor: the editor title's Ask and
+ * Export (of this store's Builders) are not offered on it. */
+export const TEAM_TRANSCRIPT_KEY = "lazy.teamTranscript";
+
+/** Said when a teammate's transcript is asked for what only a local one has. */
+export const READ_ONLY = "A teammate's Builder is read-only here: it lives in their store, not this machine's.";
 
 /** Where a panel opens: a message, and the terms (a search's) to highlight in it. */
 export interface Landing {
@@ -101,6 +115,8 @@ class TranscriptPanel {
     private readonly deps: TranscriptDeps,
     private terms: string[],
     onDispose: () => void,
+    /** Set: a teammate's Builder (its member's email), read from the team database. */
+    readonly teamEmail: string | null = null,
   ) {
     const root = vscode.Uri.joinPath(deps.extensionUri, "dist", "webview");
     panel.webview.options = { enableScripts: true, localResourceRoots: [root] };
@@ -117,10 +133,34 @@ class TranscriptPanel {
         for (const d of this.disposables) d.dispose();
       }),
     );
+    if (teamEmail !== null) this.followActive();
+  }
+
+  /** A teammate's panel says when it is the active editor (and when it no longer is). */
+  private followActive(): void {
+    // remembered: a disposed panel is not to be asked
+    let active = this.panel.active;
+    const say = (): void => { void vscode.commands.executeCommand("setContext", TEAM_TRANSCRIPT_KEY, active); };
+    say();
+    this.disposables.push(
+      this.panel.onDidChangeViewState((e) => {
+        active = e.webviewPanel.active;
+        say();
+      }),
+      new vscode.Disposable(() => {
+        if (!active) return;
+        active = false;
+        say();
+      }),
+    );
   }
 
   private post(m: HostToWebview): void {
     void this.panel.webview.postMessage(m);
+  }
+
+  private get team(): TeamRef | undefined {
+    return this.teamEmail === null ? undefined : { builderId: this.builderId, email: this.teamEmail };
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -135,16 +175,18 @@ class TranscriptPanel {
         await this.init();
         return;
       case "loadPage":
-        await this.loadPage(m.sessionId, m.start, m.count, m.inline === true);
+        if (this.team) await this.loadTeamPage(this.team, m.sessionId, m.start, m.count, m.inline === true);
+        else await this.loadPage(m.sessionId, m.start, m.count, m.inline === true);
         return;
       case "openAsText":
-        this.deps.openAsText(this.builderId, m.sessionId);
+        if (!this.team) this.deps.openAsText(this.builderId, m.sessionId);
         return;
       case "ask":
-        this.deps.ask(this.builderId, this.label());
+        if (!this.team) this.deps.ask(this.builderId, this.label());
         return;
       case "promote":
-        await this.promote(m);
+        if (this.team) this.post({ type: "promoteFailed", message: READ_ONLY, task: null, errors: [] });
+        else await this.promote(m);
         return;
       default:
         await this.receiveOpen(m);
@@ -166,11 +208,12 @@ class TranscriptPanel {
           return;
         case "openMedia": {
           const client = this.deps.client();
-          if (client) await openMedia(client, this.builderId, m.sessionId);
+          if (this.team) void vscode.window.showInformationMessage(`Lazy: ${READ_ONLY} Its attachments' source files are on their machine.`);
+          else if (client) await openMedia(client, this.builderId, m.sessionId);
           return;
         }
         case "openLine":
-          this.deps.openLine?.(this.builderId, m.sessionId);
+          if (!this.team) this.deps.openLine?.(this.builderId, m.sessionId);
           return;
         default:
           return;
@@ -187,7 +230,10 @@ class TranscriptPanel {
       return;
     }
     try {
-      const r = await client.request("transcripts/find", { builder_id: this.builderId, session_id: sessionId, query, limit: FIND_LIMIT });
+      const team = this.team;
+      const r = team
+        ? await teamFind(client, team, query, FIND_LIMIT)
+        : await client.request("transcripts/find", { builder_id: this.builderId, session_id: sessionId, query, limit: FIND_LIMIT });
       this.post({ type: "found", sessionId, query, matches: r.matches, total: r.total });
     } catch (e) {
       this.post({ type: "findFailed", query, message: `Find failed: ${describeFailure(e)}` });
@@ -252,6 +298,10 @@ class TranscriptPanel {
       this.post({ type: "error", message: "The lazy sidecar is not running." });
       return;
     }
+    if (this.team) {
+      await this.initTeam(client, this.team);
+      return;
+    }
     try {
       const builder = await client.request("builders/get", { id: this.builderId });
       this.builder = builder;
@@ -271,6 +321,41 @@ class TranscriptPanel {
       this.flushPick();
     } catch (e) {
       this.post({ type: "error", message: `Could not open ${this.builderId}: ${describeFailure(e)}` });
+    }
+  }
+
+  /** A teammate's Builder: its head from the team (which marks it seen), then the page. */
+  private async initTeam(client: LazyClient, team: TeamRef): Promise<void> {
+    try {
+      const { builder, origin } = await teamHead(client, team);
+      this.builder = builder;
+      this.builderId = builder.id;
+      this.panel.title = truncate(`${origin.member}: ${builderLabel(builder)}`, 40);
+      this.sessionId = null;
+      this.post({ type: "init", builder, sessionId: null, focus: this.focus, terms: this.terms, team: origin });
+      if (this.focus !== null) this.logReveal(this.focus, null, this.terms);
+      this.focus = null;
+      this.terms = [];
+      this.deps.onTeamOpened?.();
+    } catch (e) {
+      this.post({ type: "error", message: `Could not open ${this.builderId} from the team: ${describeFailure(e)}` });
+    }
+  }
+
+  private async loadTeamPage(team: TeamRef, sessionId: string | null, start: number, count: number, inline: boolean): Promise<void> {
+    const client = this.deps.client();
+    if (!client) {
+      this.post({ type: "error", message: "The lazy sidecar is not running." });
+      return;
+    }
+    if (inline && sessionId !== null) {
+      this.post(noSubagentPage(sessionId, start));
+      return;
+    }
+    try {
+      this.post(await teamPage(client, team, start, count));
+    } catch (e) {
+      this.post({ type: "error", message: `Could not load messages from the team: ${describeFailure(e)}` });
     }
   }
 
@@ -340,6 +425,16 @@ export function lineKey(builderId: string, sessionId: string | null): string {
   return sessionId ? `${builderId}\n${sessionId}` : builderId;
 }
 
+/** A teammate's Builder's panel: apart from a local one of the same id (one's own Builder,
+ * pushed, is on the team too). */
+export function teamKey(ref: TeamRef): string {
+  return `team\n${ref.email}\n${ref.builderId}`;
+}
+
+function stateKey(state: PanelState): string {
+  return state.teamEmail ? teamKey({ builderId: state.builderId, email: state.teamEmail }) : lineKey(state.builderId, state.sessionId);
+}
+
 export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, TranscriptPanel>();
   private readonly resolving = new Map<string, Promise<string>>();
@@ -368,9 +463,26 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     p.pickRange(from, to);
   }
 
-  /** The Builder of the transcript the user is looking at (the editor title's Ask). */
+  /** A teammate's Builder, read-only from the team database, at a message when given, with
+   * the terms to highlight there (a team search hit's). */
+  openTeam(ref: TeamRef, number?: number | null, terms?: readonly string[]): void {
+    const at = number ?? null;
+    const existing = this.panels.get(teamKey(ref));
+    if (existing) {
+      existing.reveal(at, null, [...(terms ?? [])]);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, "Transcript", vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, "dist", "webview")],
+    });
+    this.track(panel, { builderId: ref.builderId, sessionId: null, number: at, teamEmail: ref.email }, [...(terms ?? [])]);
+  }
+
+  /** The (local) Builder of the transcript the user is looking at (the editor title's Ask and
+   * Export: a teammate's is not in this store). */
   activeBuilder(): { id: string; label: string } | undefined {
-    for (const p of this.panels.values()) if (p.panel.active) return { id: p.builderId, label: p.label() };
+    for (const p of this.panels.values()) if (p.panel.active && p.teamEmail === null) return { id: p.builderId, label: p.label() };
     return undefined;
   }
 
@@ -403,10 +515,10 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
   }
 
   private track(panel: vscode.WebviewPanel, state: PanelState, terms: string[] = []): TranscriptPanel {
-    const key = lineKey(state.builderId, state.sessionId);
+    const key = stateKey(state);
     const p = new TranscriptPanel(panel, state.builderId, state.sessionId, state.number, this.deps, terms, () => {
       if (this.panels.get(key) === p) this.panels.delete(key);
-    });
+    }, state.teamEmail ?? null);
     this.panels.set(key, p);
     return p;
   }

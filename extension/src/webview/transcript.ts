@@ -5,7 +5,8 @@
 // validated unions of transcript/messages.ts. The entry points from outside: `init` (open,
 // optionally at a message with terms to highlight) and `reveal` {number, terms} (land there).
 import type { BuilderInfo, MessageView } from "../protocol";
-import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type WebviewToHost } from "../transcript/messages";
+import { parseHostMessage, parsePanelState, type HostToWebview, type PanelState, type TeamOrigin, type WebviewToHost } from "../transcript/messages";
+import { teamMeta } from "../team/header";
 import { plainText } from "../text";
 import { formatTimestamp } from "../time";
 import { asElement } from "./dom";
@@ -56,6 +57,8 @@ const ui = {
 
 let builder: BuilderInfo | undefined;
 let line: string | null = null;
+/** A teammate's Builder (read-only: no range to promote), else null. */
+let team: TeamOrigin | null = null;
 const loaded = new LoadedLine();
 let pending = false;
 /** After the next page: the message to land on (with terms), or only to scroll to. */
@@ -103,7 +106,7 @@ const form = new PromoteForm(
   {
     post,
     builderId: () => builder?.id,
-    onMainLine: () => line === null,
+    onMainLine: () => line === null && team === null,
     message: (n) => (line === null ? loaded.messages.get(n) : undefined),
     entries: topEntries,
   },
@@ -158,7 +161,7 @@ function resetLine(sessionId: string | null, around: { number: number; terms: st
 }
 
 function saveState(number: number | null): void {
-  if (builder) vscode.setState({ builderId: builder.id, sessionId: line, number });
+  if (builder) vscode.setState({ builderId: builder.id, sessionId: line, number, ...(team ? { teamEmail: team.email } : {}) });
 }
 
 function renderEntry(m: MessageView): HTMLElement {
@@ -338,6 +341,9 @@ ui.parent.addEventListener("click", () => { post({ type: "openLine", sessionId: 
 
 function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
   builder = m.builder;
+  team = m.team ?? null;
+  // what works on this machine's store only
+  ui.asText.hidden = ui.ask.hidden = team !== null;
   // (re)loaded, after the sidecar was down: what the banner said is over
   ui.banner.hidden = true;
   ui.banner.textContent = "";
@@ -345,7 +351,9 @@ function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
   const title = builderTitle(m.builder);
   ui.title.textContent = side ? `Subagent ${side.agent_id ?? m.sessionId?.slice(-8) ?? ""} · ${title}` : title;
   ui.title.title = plainText(m.builder.title || m.builder.summary).slice(0, 600);
-  ui.meta.textContent = [plainText(builderMeta(m.builder, formatTimestamp)), headerUsage(m.builder)].filter(Boolean).join(" · ");
+  ui.meta.textContent = team
+    ? plainText(teamMeta(team, m.builder, formatTimestamp))
+    : [plainText(builderMeta(m.builder, formatTimestamp)), headerUsage(m.builder)].filter(Boolean).join(" · ");
   ui.parent.hidden = !side;
   // reloaded after being hidden: back to where the user was, unless sent somewhere
   const saved = parsePanelState(vscode.getState());
@@ -356,6 +364,7 @@ function onInit(m: Extract<HostToWebview, { type: "init" }>): void {
 }
 
 function onPickRange(m: Extract<HostToWebview, { type: "pickRange" }>): void {
+  if (team) return;
   if (m.from === null || m.to === null) {
     if (line !== null) resetLine(null, null);
     form.askForRange();

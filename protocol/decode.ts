@@ -317,6 +317,21 @@ export const teamPageResult: Decoder<P.TeamPageResult> = obj<P.TeamPageResult>({
   next_start: nullable(int),
 });
 
+export const teamTask: Decoder<P.TeamTask> = obj<P.TeamTask>({
+  code: str,
+  goal: str,
+  by: str,
+  project: str,
+  builder_id: str,
+  from_message: int,
+  to_message: int,
+});
+
+export const teamPromoteResult: Decoder<P.TeamPromoteResult> = obj<P.TeamPromoteResult>({
+  task: teamTask,
+  overlaps: arr(str),
+});
+
 export const teamPushResult: Decoder<P.TeamPushResult> = obj<P.TeamPushResult>({
   builders: int,
   messages: int,
@@ -411,6 +426,7 @@ export const RESULT_DECODERS: { [M in P.RequestName]: Decoder<P.Requests[M]["res
   "team/builders": teamBuildersResult,
   "team/page": teamPageResult,
   "team/search": teamSearchResult,
+  "team/promote": teamPromoteResult,
   "team/push": teamPushResult,
 };
 

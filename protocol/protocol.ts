@@ -440,6 +440,27 @@ export interface TeamPageResult {
   next_start: number | null;
 }
 
+/**
+ * A range of a teammate's Builder to promote to a task on the team database; each field
+ * left out or empty falls back as `lazy team promote` does (the goal to what was said first,
+ * the code to a slug of the goal unique in the project, the prompt to the messages).
+ */
+export interface TeamPromoteParams {
+  builder_id: string;
+  email?: string | null;
+  from_message: number;
+  to_message: number;
+  goal?: string | null;
+  code?: string | null;
+  parent?: string | null;
+  prompt?: string | null;
+}
+
+export interface TeamPromoteResult {
+  task: TeamTask;
+  overlaps: string[];
+}
+
 export interface TeamPushParams {
   /** Default false. */
   dry_run?: boolean;
@@ -479,6 +500,16 @@ export interface TeamStatusResult {
   unpushed?: number;
   failing_since?: string | null;
   last_error?: string | null;
+}
+
+export interface TeamTask {
+  code: string;
+  goal: string;
+  by: string;
+  project: string;
+  builder_id: string;
+  from_message: number;
+  to_message: number;
 }
 
 export interface TodoItem {
@@ -628,6 +659,7 @@ export const METHODS = {
   "team/builders": { kind: "request", direction: "client->server" },
   "team/page": { kind: "request", direction: "client->server" },
   "team/search": { kind: "request", direction: "client->server" },
+  "team/promote": { kind: "request", direction: "client->server" },
   "team/push": { kind: "request", direction: "client->server" },
   "builders/didChange": { kind: "notification", direction: "server->client" },
   "capture/didFail": { kind: "notification", direction: "server->client" },
@@ -695,6 +727,8 @@ export const TeamBuilders = { method: "team/builders", kind: "request" } as cons
 export const TeamPage = { method: "team/page", kind: "request" } as const;
 /** Full-text search of the team's Builders the viewer can see. */
 export const TeamSearch = { method: "team/search", kind: "request" } as const;
+/** Promote a range of a team Builder's messages to a task on the team database. */
+export const TeamPromote = { method: "team/promote", kind: "request" } as const;
 /** Push this machine's new and grown Builders now (or say what would go). */
 export const TeamPush = { method: "team/push", kind: "request" } as const;
 /** Builders captured or imported (debounced). */
@@ -724,6 +758,7 @@ export interface Requests {
   "team/builders": { params: TeamBuildersParams; result: TeamBuildersResult };
   "team/page": { params: TeamPageParams; result: TeamPageResult };
   "team/search": { params: TeamSearchParams; result: TeamSearchResult };
+  "team/promote": { params: TeamPromoteParams; result: TeamPromoteResult };
   "team/push": { params: TeamPushParams; result: TeamPushResult };
 }
 

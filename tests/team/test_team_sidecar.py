@@ -53,6 +53,42 @@ async def test_the_team_methods(postgres: Postgres, tmp_path: Path) -> None:
         [hit] = (await call(client, "team/search", {"query": '"lock is held"'}))["hits"]
         assert hit["member"] == "Alice Archer" and hit["number"] == 1
         assert [hit["snippet"][a:b].lower() for a, b in hit["marks"]] == ["lock", "held"]
+        made = await call(
+            client,
+            "team/promote",
+            {"builder_id": bobs["builder_id"], "from_message": 1, "to_message": 2},
+        )
+        assert (
+            made["task"]["code"] == "plan-the-tangerine-migration"
+            and made["task"]["by"] == "Alice Archer"
+        )
+        assert made["overlaps"] == []
+        with pytest.raises(JsonRpcException) as e:  # the same range again: refused, saying whose
+            await call(
+                client,
+                "team/promote",
+                {"builder_id": bobs["builder_id"], "from_message": 1, "to_message": 2},
+            )
+        assert (
+            e.value.code == -32602
+            and "already promoted, as task plan-the-tangerine-migration" in str(e.value)
+        )
+        wide = await call(
+            client,
+            "team/promote",
+            {
+                "builder_id": bobs["builder_id"],
+                "from_message": 2,
+                "to_message": 2,
+                "goal": "Inventory",
+                "code": "inv",
+            },
+        )
+        assert wide["task"]["code"] == "inv"
+        assert wide["overlaps"] == [
+            "message 2 also went into Alice Archer's task plan-the-tangerine-migration"
+            " (messages 1–2: Plan the tangerine migration)"
+        ]
         with pytest.raises(JsonRpcException) as e:
             await call(client, "team/page", {"builder_id": "nope"})
         assert e.value.code == TEAM_FAILED and "no Builder 'nope' on the team" in str(e.value)

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { needsSidecar, type CommandTable, type Ctx, type Factory } from "../ctx";
 import type { TeamPushResult } from "../protocol";
 import type { TeamSearchDeps } from "../views/search";
+import { plainText } from "../text";
 import { teamRefOf } from "./tree";
 
 /** What a push sent, as `lazy team push` says it. */
@@ -36,6 +37,57 @@ const pushNow = needsSidecar((ctx) => async ({ client }) => {
   await ctx.team.refresh();
 });
 
+/** One field of a promotion: empty is a real answer (its fallback, said in the prompt);
+ * undefined is Escape (the promotion is cancelled). */
+async function field(title: string, prompt: string, validate?: (v: string) => string | undefined): Promise<string | undefined> {
+  return vscode.window.showInputBox({ title, prompt, value: "", ignoreFocusOut: true, validateInput: validate });
+}
+
+function messageNumber(v: string): string | undefined {
+  return /^\s*\d+\s*$/.test(v) && Number(v) >= 1 ? undefined : "A message number, from 1";
+}
+
+/** Promote a range of a teammate's Builder to a task on the team: the four fields start empty,
+ * each saying what it falls back to (Lazy Teams' form); an overlap with another member's task
+ * is said once the task exists. */
+const promote = needsSidecar((ctx) => async ({ client }, arg) => {
+  const ref = teamRefOf(arg) ?? ctx.panels.activeTeam();
+  if (!ref) {
+    void vscode.window.showInformationMessage("Lazy: pick a Builder in the Team view to promote from.");
+    return;
+  }
+  const title = "Lazy: Promote from the Team's Builder";
+  const from = await field(title, "First message of the range (the numbers the transcript shows)", messageNumber);
+  if (from === undefined) return;
+  const to = await field(title, "Last message of the range (included)", messageNumber);
+  if (to === undefined) return;
+  const goal = await field(title, "Goal — empty: what was said first in the range");
+  if (goal === undefined) return;
+  const code = await field(title, "Code — empty: a short slug of the goal, unique in the project");
+  if (code === undefined) return;
+  const parent = await field(title, "Parent task code — empty: none");
+  if (parent === undefined) return;
+  try {
+    const r = await client.request("team/promote", {
+      builder_id: ref.builderId,
+      email: ref.email,
+      from_message: Number(from),
+      to_message: Number(to),
+      goal: goal.trim() || null,
+      code: code.trim() || null,
+      parent: parent.trim() || null,
+      prompt: null,
+    });
+    const t = r.task;
+    void vscode.window.showInformationMessage(
+      `Lazy: created task ${t.code} on the team (${t.project}) from messages ${t.from_message}–${t.to_message}: ${plainText(t.goal)}`,
+    );
+    for (const o of r.overlaps) void vscode.window.showWarningMessage(`Lazy: overlap: ${plainText(o)}`);
+  } catch (e) {
+    ctx.report("promote from the team", e);
+  }
+});
+
 const open: Factory = (ctx) => (arg) => {
   const ref = teamRefOf(arg);
   if (ref) ctx.panels.openTeam(ref);
@@ -45,6 +97,7 @@ export const TEAM_COMMANDS: CommandTable = [
   ["lazy.team.refresh", refresh],
   ["lazy.team.push", pushNow],
   ["lazy.team.open", open],
+  ["lazy.team.promote", promote],
 ];
 
 /** The search pick's team toggle: offered when team/status says joined; a hit opens the

@@ -486,6 +486,12 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
     return undefined;
   }
 
+  /** The teammate's Builder of the transcript the user is looking at, if it is one. */
+  activeTeam(): TeamRef | undefined {
+    for (const p of this.panels.values()) if (p.panel.active && p.teamEmail !== null) return { builderId: p.builderId, email: p.teamEmail };
+    return undefined;
+  }
+
   private async panelFor(idOrPrefix: string, at: Landing, sessionId: string | null, quiet: boolean): Promise<TranscriptPanel> {
     let id = idOrPrefix;
     if (!this.panels.has(lineKey(id, sessionId))) {

@@ -8,7 +8,7 @@ import { pushedMessage, TEAM_COMMANDS } from "../../src/team/commands";
 import { GREW_TOOLTIP, JOINED_KEY, NOT_JOINED_KEY, TeamProvider, teamRefOf, type TeamNode } from "../../src/team/tree";
 import { teamDescription } from "../../src/team/view";
 import { FakeClient, RpcError } from "../fakes";
-import { calls, resetMock, ThemeIcon, TreeItemCollapsibleState, type TreeItem } from "../mocks/vscode";
+import { calls, resetMock, shownBy, ThemeIcon, TreeItemCollapsibleState, window, type TreeItem } from "../mocks/vscode";
 import buildersFixture from "../../../protocol/fixtures/team_builders.json";
 import pushFixture from "../../../protocol/fixtures/team_push.json";
 import statusFixture from "../../../protocol/fixtures/team_status.json";
@@ -225,5 +225,34 @@ describe("Team commands", () => {
     open({ kind: "teamBuilder", id: "team:builder:bob@acme.test/b2", info: ITEMS[2] });
     open("nonsense");
     assert.deepEqual(reported, ['open {"builderId":"b1","email":"bob@acme.test"}', 'open {"builderId":"b2","email":"bob@acme.test"}']);
+  });
+  it("Promote from Team Builder asks the four fields empty, each falling back, and says an overlap after", async () => {
+    const promoted = {
+      task: { code: "plan-the-tangerine-migration", goal: "Plan the tangerine migration", by: "Alice Archer",
+        project: "github.com/acme/app", builder_id: "b1", from_message: 1, to_message: 2 },
+      overlaps: ["message 2 also went into Bob Baker's task copy-it (messages 2–4: Copy it)"],
+    };
+    const client = sidecar().on("team/promote", () => promoted);
+    const { ctx, reported } = ctxWith(client, provider(client));
+    const answers = ["1", "2", "", "", ""]; // a range, then every field left empty
+    const prompts: string[] = [];
+    window.showInputBox = ((o: { prompt: string; value: string }) => {
+      prompts.push(`${o.prompt} [${o.value}]`);
+      return Promise.resolve(answers.shift());
+    }) as typeof window.showInputBox;
+    await command("lazy.team.promote", ctx)({ kind: "teamBuilder", id: "x", info: ITEMS[0] });
+    assert.deepEqual(reported, []);
+    assert.deepEqual(client.callsOf("team/promote").map((c) => c.params), [
+      { builder_id: "b1", email: "bob@acme.test", from_message: 1, to_message: 2, goal: null, code: null, parent: null, prompt: null },
+    ]);
+    assert.ok(prompts.slice(2).every((p) => p.includes("empty:") && p.endsWith("[]")), prompts.join("\n"));
+    assert.deepEqual(shownBy("window.showInformationMessage"), [
+      "Lazy: created task plan-the-tangerine-migration on the team (github.com/acme/app) from messages 1–2: Plan the tangerine migration",
+    ]);
+    assert.deepEqual(shownBy("window.showWarningMessage"), [`Lazy: overlap: ${promoted.overlaps[0]}`]);
+    // Escape at any field: nothing is promoted
+    answers.push("1", undefined as unknown as string);
+    await command("lazy.team.promote", ctx)({ builderId: "b1", email: "bob@acme.test" });
+    assert.equal(client.callsOf("team/promote").length, 1);
   });
 });

@@ -355,6 +355,36 @@ class TeamPushResult(BaseModel):
     skipped: list[str]  # one line per project not pushed, and why
 
 
+class TeamPromoteParams(Params):
+    """A range of a teammate's Builder to promote to a task on the team database; each field
+    left out or empty falls back as `lazy team promote` does (the goal to what was said first,
+    the code to a slug of the goal unique in the project, the prompt to the messages)."""
+
+    builder_id: str  # an id or a unique prefix, among the Builders the viewer can see
+    email: str | None = None  # whose, when two members' ids start alike
+    from_message: int
+    to_message: int
+    goal: str | None = None
+    code: str | None = None
+    parent: str | None = None
+    prompt: str | None = None
+
+
+class TeamTask(BaseModel):
+    code: str
+    goal: str
+    by: str  # who created it
+    project: str
+    builder_id: str
+    from_message: int
+    to_message: int
+
+
+class TeamPromoteResult(BaseModel):
+    task: TeamTask
+    overlaps: list[str]  # one line per other task sharing messages with it, said after
+
+
 class BuildersDidChange(BaseModel):
     builder_ids: list[str]  # the Builders that changed (new or grown)
     reason: Literal["captured", "imported"]
@@ -419,6 +449,8 @@ METHODS: tuple[Method, ...] = (
            "A page of a teammate's Builder (read-only); marks it seen."),
     Method("team/search", "request", "client->server", TeamSearchParams, TeamSearchResult,
            "Full-text search of the team's Builders the viewer can see."),
+    Method("team/promote", "request", "client->server", TeamPromoteParams, TeamPromoteResult,
+           "Promote a range of a team Builder's messages to a task on the team database."),
     Method("team/push", "request", "client->server", TeamPushParams, TeamPushResult,
            "Push this machine's new and grown Builders now (or say what would go)."),
     Method("builders/didChange", "notification", "server->client", BuildersDidChange, None,

@@ -11,6 +11,7 @@ from pathlib import Path
 from lazy.model import BuilderInfo, MessageView
 from lazy.store.messages import messages_since
 from lazy.team import browse
+from lazy.team import promote as team_promote
 from lazy.team.conninfo import where
 from lazy.team.db import TeamError, connect
 from lazy.team.push import Plan, run
@@ -96,3 +97,26 @@ def marks(snippet: str) -> tuple[str, list[tuple[int, int]]]:
         text.append(piece)
         at += len(piece)
     return "".join(text), spans
+
+
+def promote(
+    home: Path,
+    ident: str,
+    email: str | None,
+    first: int,
+    last: int,
+    *,
+    goal: str | None,
+    code: str | None,
+    parent: str | None,
+    prompt: str | None,
+) -> tuple[team_promote.TeamPlan, team_promote.TeamTask, list[str]]:
+    """The task made (each empty field its default) and a line per other task it overlaps;
+    PromoteError naming the field refused."""
+    state = joined(home)
+    with connect(state.conninfo, "team/promote") as team:
+        plan = team_promote.check(team, ident, first, last, email)
+        task, others = team_promote.create(
+            team, plan, goal=goal, code=code, parent=parent, prompt=prompt
+        )
+    return plan, task, [team_promote.overlap_note(task, o) for o in others]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from lazy.server.protocol import (
     TEAM_FAILED,
@@ -17,11 +17,14 @@ from lazy.server.protocol import (
     TeamHit,
     TeamPageParams,
     TeamPageResult,
+    TeamPromoteParams,
+    TeamPromoteResult,
     TeamPushParams,
     TeamPushResult,
     TeamSearchParams,
     TeamSearchResult,
     TeamStatusResult,
+    TeamTask,
 )
 from lazy.server.rpc import request
 from lazy.server.sidecar import Sidecar
@@ -145,9 +148,50 @@ def team_push(ls: Sidecar, p: TeamPushParams) -> TeamPushResult:
     )
 
 
+def team_promote(ls: Sidecar, p: TeamPromoteParams) -> TeamPromoteResult:
+    from lazy.tasks.promote import PromoteError
+    from lazy.team import service
+    from lazy.team.browse import NotFoundOnTeam
+    from lazy.team.db import TeamError
+
+    try:
+        plan, task, overlaps = service.promote(
+            ls.home,
+            p.builder_id,
+            p.email,
+            p.from_message,
+            p.to_message,
+            goal=p.goal,
+            code=p.code,
+            parent=p.parent,
+            prompt=p.prompt,
+        )
+    except PromoteError as e:
+        raise JsonRpcInvalidParams(
+            e.message, data={"errors": [{"field": e.field, "message": e.message}]}
+        ) from None
+    except NotFoundOnTeam as e:
+        raise _failed(TeamError(str(e), "not-found")) from None
+    except TeamError as e:
+        raise _failed(e) from None
+    return TeamPromoteResult(
+        task=TeamTask(
+            code=task.code,
+            goal=task.goal,
+            by=task.by,
+            project=plan.builder.project,
+            builder_id=task.builder_id,
+            from_message=task.from_message,
+            to_message=task.to_message,
+        ),
+        overlaps=overlaps,
+    )
+
+
 def register(ls: Sidecar) -> None:
     request(ls, "team/status")(team_status)
     request(ls, "team/builders")(team_builders)
     request(ls, "team/page")(team_page)
     request(ls, "team/search")(team_search)
     request(ls, "team/push")(team_push)
+    request(ls, "team/promote")(team_promote)

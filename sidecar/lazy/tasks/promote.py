@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lazy.model import BuilderInfo, MessageView, Task
@@ -83,7 +84,8 @@ def check_range(conn: sqlite3.Connection, bid: str, first: int, last: int) -> Pl
     )
 
 
-def check_code(conn: sqlite3.Connection, code: str) -> str:
+def valid_code(code: str) -> str:
+    """``code`` stripped, when it is one a task may have (else PromoteError)."""
     code = code.strip()
     if not CODE_RE.fullmatch(code):
         raise PromoteError(
@@ -91,6 +93,11 @@ def check_code(conn: sqlite3.Connection, code: str) -> str:
             f"task code {code!r} must be 1–64 letters, digits, '.', '_' or '-',"
             " starting with a letter or digit",
         )
+    return code
+
+
+def check_code(conn: sqlite3.Connection, code: str) -> str:
+    code = valid_code(code)
     if code_exists(conn, code):
         raise PromoteError("code", f"there is already a task {code}")
     return code
@@ -126,15 +133,19 @@ def default_goal(messages: list[MessageView]) -> str:
     return "Untitled task"
 
 
-def default_code(conn: sqlite3.Connection, goal: str) -> str:
-    """A short slug of the goal's first words, made unique with -2, -3, ..."""
+def unique_slug(goal: str, taken: Callable[[str], bool]) -> str:
+    """A short slug of the goal's first words, made unique (``taken``) with -2, -3, ..."""
     words = re.findall(r"[a-z0-9]+", goal.lower())[:SLUG_WORDS]
     base = "-".join(words)[:SLUG_CHARS].strip("-") or "task"
     code, n = base, 1
-    while code_exists(conn, code):
+    while taken(code):
         n += 1
         code = f"{base}-{n}"
     return code
+
+
+def default_code(conn: sqlite3.Connection, goal: str) -> str:
+    return unique_slug(goal, lambda code: code_exists(conn, code))
 
 
 def seed(messages: list[MessageView]) -> str:

@@ -9,14 +9,13 @@ front, so it is reported once the task exists, naming who made the other task.""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from psycopg import errors
 
 from lazy.model import MessageView
-from lazy.tasks.promote import CODE_RE, SLUG_CHARS, SLUG_WORDS, PromoteError, default_goal, seed
+from lazy.tasks.promote import PromoteError, default_goal, seed, unique_slug, valid_code
 from lazy.team import browse
 from lazy.team.schema import Conn
 
@@ -121,26 +120,15 @@ def _code_taken(team: Conn, project_id: int, code: str) -> bool:
 
 
 def check_code(team: Conn, plan: TeamPlan, code: str) -> str:
-    code = code.strip()
-    if not CODE_RE.fullmatch(code):
-        raise PromoteError(
-            "code",
-            f"task code {code!r} must be 1–64 letters, digits, '.', '_' or '-',"
-            " starting with a letter or digit",
-        )
+    code = valid_code(code)
     if _code_taken(team, plan.project_id, code):
         raise PromoteError("code", f"there is already a task {code} in {plan.builder.project}")
     return code
 
 
 def default_code(team: Conn, plan: TeamPlan, goal: str) -> str:
-    words = re.findall(r"[a-z0-9]+", goal.lower())[:SLUG_WORDS]
-    base = "-".join(words)[:SLUG_CHARS].strip("-") or "task"
-    code, n = base, 1
-    while _code_taken(team, plan.project_id, code):
-        n += 1
-        code = f"{base}-{n}"
-    return code
+    """A slug of the goal, unique among the project's tasks."""
+    return unique_slug(goal, lambda code: _code_taken(team, plan.project_id, code))
 
 
 def create(

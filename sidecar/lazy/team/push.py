@@ -58,10 +58,10 @@ class BuilderPush:
     sessions: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
     redactions: dict[str, int] = field(default_factory=dict)
+    messages: int = 0  # how many go (``lines`` is let go of once they went)
 
-    @property
-    def messages(self) -> int:
-        return sum(len(v) for v in self.lines.values())
+    def __post_init__(self) -> None:
+        self.messages = self.messages or sum(len(v) for v in self.lines.values())
 
 
 @dataclass
@@ -112,9 +112,12 @@ def plan(
     *,
     everything: bool = False,
     tick: Callable[[], None] | None = None,
+    each: Callable[[BuilderPush], None] | None = None,
 ) -> Plan:
-    """What a push would send now. ``everything``: every local Builder is a candidate, not only
-    those grown since the watermark."""
+    """What a push would send now, Builder by Builder; ``each`` is handed each one as it is
+    planned (the push sends it then), and its messages are let go of after, so a push of a
+    million messages holds one Builder's at a time. ``everything``: every local Builder is a
+    candidate, not only those grown since the watermark."""
     mark = last_id(conn)
     if everything or state.watermark == 0:
         candidates = list(builder_projects(conn))
@@ -169,6 +172,9 @@ def plan(
                 redactions=redactions,
             )
         )
+        if each:
+            each(out[-1])
+        out[-1].lines = {}
     return Plan(out, list(skipped.values()), unchanged, mark)
 
 
@@ -300,13 +306,22 @@ def run(
     try:
         with opened as team:
             joined_as(team)
-            p = plan(conn, team, state, everything=everything, tick=tick)
-            if dry_run:
-                return p
-            for b in p.builders:
+
+            def send_now(b: BuilderPush) -> None:
                 send(team, b)
                 if sent:
                     sent(b)
+
+            p = plan(
+                conn,
+                team,
+                state,
+                everything=everything,
+                tick=tick,
+                each=None if dry_run else send_now,
+            )
+            if dry_run:
+                return p
             if p.builders:
                 record(team, len(p.builders), p.messages)
     except TeamError as e:

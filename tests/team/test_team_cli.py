@@ -21,10 +21,10 @@ def team(postgres: Postgres, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     bob = Member(base, "bob", "Bob Baker", postgres)
     carol = Member(base, "carol", "Carol Cole", postgres)
     r = admin.lazy("team", "init", postgres.conninfo())
-    assert "Created the team schema (version 2)" in r.stdout, r.stdout
+    assert "Created the team schema (version 3)" in r.stdout, r.stdout
     assert "Created the group role lazy_team_member" in r.stdout
     again = admin.lazy("team", "init", postgres.conninfo())
-    assert "at version 2: nothing to do" in again.stdout
+    assert "at version 3: nothing to do" in again.stdout
     for m in (alice, bob, carol):
         out = admin.lazy("team", "invite", m.role, "--db", postgres.conninfo()).stdout
         assert f"Created the role {m.role}" in out
@@ -230,9 +230,9 @@ def test_init_migrates_an_older_schema(postgres: Postgres, tmp_path: Path) -> No
     owner = Member(tmp_path, "postgres", "Owner", postgres)
     member = Member(tmp_path, "alice", "Alice Archer", postgres)
     old = member.lazy("team", "join", member.conninfo, ok=False)
-    assert "schema is version 1, older than this lazy's 2" in old.stderr
+    assert "schema is version 1, older than this lazy's 3" in old.stderr
     assert "runs `lazy team init <conninfo>` to migrate it" in old.stderr
     r = owner.lazy("team", "init", postgres.conninfo())
-    assert "Migrated the team schema" in r.stdout and "version 1 → 2" in r.stdout
-    assert postgres.sql("SELECT value FROM lazy_team.meta WHERE key = 'schema_version'") == "2"
+    assert "Migrated the team schema" in r.stdout and "version 1 → 3" in r.stdout
+    assert postgres.sql("SELECT value FROM lazy_team.meta WHERE key = 'schema_version'") == "3"
     assert postgres.sql("SELECT to_regclass('lazy_team.tasks') IS NOT NULL") == "t"

@@ -110,13 +110,13 @@ def test_a_schema_newer_than_lazy_is_refused_before_anything(pg: Postgres, tmp_p
     pg.sql("UPDATE lazy_team.meta SET value = '99' WHERE key = 'schema_version'")
     try:
         r = alice.lazy("team", "push", ok=False)
-        assert "schema is version 99; this lazy knows up to 2: upgrade lazy" in r.stderr
+        assert "schema is version 99; this lazy knows up to 3: upgrade lazy" in r.stderr
         assert pushed(pg, "alice") == (0, 0)
         owner = Member(tmp_path, "owner", "Owner", pg)
         init = owner.lazy("team", "init", pg.conninfo(), ok=False)
         assert "version 99" in init.stderr and "nothing was changed" in init.stderr
     finally:
-        pg.sql("UPDATE lazy_team.meta SET value = '2' WHERE key = 'schema_version'")
+        pg.sql("UPDATE lazy_team.meta SET value = '3' WHERE key = 'schema_version'")
 
 
 def test_a_role_without_rights_is_told_what_to_do(pg: Postgres, tmp_path: Path) -> None:

@@ -197,25 +197,11 @@ def search(
     limit: int = 20,
 ) -> list[TeamHit]:
     tsq, targs = tsquery(query)
-    where, args = _filters(project, member, agent)
-    if since:
-        where.append(sql.SQL("x.at >= %s"))
-        args.append(since)
-    if until:
-        where.append(sql.SQL("x.at < %s"))
-        args.append(until)
-    cond = sql.SQL("").join(sql.SQL(" AND ") + w for w in where)
-    # ranked on the index first; snippets (ts_headline reads the text) for the page only
+    # found and ranked by the schema's own function (the index used, the membership applied);
+    # snippets (ts_headline reads the text) for the page only
     q = sql.SQL(
-        "WITH q AS (SELECT {tsq} AS q), hits AS ("
-        " SELECT x.member_id, x.builder_id, x.number, x.role, x.at, x.text,"
-        "  ts_rank_cd(x.tsv, q.q) AS rank"
-        " FROM lazy_team.messages x CROSS JOIN q"
-        " JOIN lazy_team.builders b ON b.member_id = x.member_id AND b.builder_id = x.builder_id"
-        " JOIN lazy_team.members m ON m.id = x.member_id"
-        " JOIN lazy_team.projects p ON p.id = x.project_id"
-        " WHERE x.line = '' AND x.tsv @@ q.q{cond}"
-        " ORDER BY rank DESC, x.at DESC NULLS LAST LIMIT %s)"
+        "WITH q AS (SELECT {tsq} AS q),"
+        " hits AS (SELECT h.* FROM q, lazy_team.find_messages(q.q, %s, %s, %s, %s, %s, %s) h)"
         " SELECT m.name, m.email, p.key, b.builder_id, b.agent, b.title, b.message_count,"
         "  b.updated_at, CASE WHEN b.member_id = lazy_team.me() THEN b.message_count"
         "  ELSE s.message_count END, h.number, h.role, h.at, h.rank,"
@@ -227,9 +213,10 @@ def search(
         " LEFT JOIN lazy_team.seen s ON s.viewer_id = lazy_team.me()"
         "  AND s.member_id = h.member_id AND s.builder_id = h.builder_id"
         " ORDER BY h.rank DESC, h.at DESC NULLS LAST"
-    ).format(tsq=tsq, cond=cond)
+    ).format(tsq=tsq)
+    args = [project, member, agent, since, until, limit]
     opts = f"StartSel={MARK_START}, StopSel={MARK_STOP}, MaxWords=30, MinWords=10, MaxFragments=2"
-    rows = team.execute(q, [*targs, *args, limit, opts]).fetchall()
+    rows = team.execute(q, [*targs, *args, opts]).fetchall()
     return [
         TeamHit(
             builder=_builder(r[:9]),

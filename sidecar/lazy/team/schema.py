@@ -226,29 +226,35 @@ GRANT USAGE ON ALL SEQUENCES IN SCHEMA lazy_team TO lazy_team_member;
 # version 3: search through a function of the schema's owner. Under row-level security the
 # planner may not use the GIN index for `@@` (not leakproof) before the policy's filter, and
 # scanned every message (660 ms for a rare word at 600k messages, bench/team.py); here the
-# membership filter is explicit, and the index is used.
+# membership filter is explicit, and the query planned for its values uses the index (200k
+# messages: 97 ms by RLS, 5 ms here).
 _V3 = """
 CREATE FUNCTION lazy_team.find_messages(
   q tsquery, p_project text, p_member text, p_agent text,
   p_since timestamptz, p_until timestamptz, lim int
 ) RETURNS TABLE (member_id int, builder_id text, number int, role text, at timestamptz,
                  text text, rank real)
-  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = lazy_team, pg_temp
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = lazy_team, pg_temp
   AS $$
-SELECT x.member_id, x.builder_id, x.number, x.role, x.at, x.text, ts_rank_cd(x.tsv, q)
-FROM lazy_team.messages x
-JOIN lazy_team.builders b ON b.member_id = x.member_id AND b.builder_id = x.builder_id
-JOIN lazy_team.members m ON m.id = x.member_id
-JOIN lazy_team.projects p ON p.id = x.project_id
-WHERE x.tsv @@ q AND x.line = ''
-  AND x.project_id IN (SELECT lazy_team.my_projects())
-  AND (p_project IS NULL OR p.key = p_project)
-  AND (p_member IS NULL OR m.email = lower(p_member) OR m.name = p_member OR m.role = p_member)
-  AND (p_agent IS NULL OR b.agent = p_agent)
-  AND (p_since IS NULL OR x.at >= p_since) AND (p_until IS NULL OR x.at < p_until)
-ORDER BY 7 DESC, x.at DESC NULLS LAST
-LIMIT lim
-$$;
+BEGIN
+  -- EXECUTE: planned for these values each time (a generic plan of a function's query did not
+  -- use the GIN index)
+  RETURN QUERY EXECUTE
+    'SELECT x.member_id, x.builder_id, x.number, x.role, x.at, x.text, ts_rank_cd(x.tsv, $1)
+     FROM lazy_team.messages x
+     JOIN lazy_team.builders b ON b.member_id = x.member_id AND b.builder_id = x.builder_id
+     JOIN lazy_team.members m ON m.id = x.member_id
+     JOIN lazy_team.projects p ON p.id = x.project_id
+     WHERE x.tsv @@ $1 AND x.line = ''''
+       AND x.project_id IN (SELECT ms.project_id FROM lazy_team.memberships ms WHERE ms.member_id = $8)
+       AND ($2::text IS NULL OR p.key = $2)
+       AND ($3::text IS NULL OR m.email = lower($3) OR m.name = $3 OR m.role = $3)
+       AND ($4::text IS NULL OR b.agent = $4)
+       AND ($5::timestamptz IS NULL OR x.at >= $5) AND ($6::timestamptz IS NULL OR x.at < $6)
+     ORDER BY 7 DESC, x.at DESC NULLS LAST
+     LIMIT $7'
+    USING q, p_project, p_member, p_agent, p_since, p_until, lim, lazy_team.me();
+END $$;
 REVOKE ALL ON FUNCTION lazy_team.find_messages FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION lazy_team.find_messages TO lazy_team_member;
 """

@@ -380,14 +380,15 @@ async function runCommand(title, timeoutMs = 60_000) {
       if (!(await input.isVisible())) await page.keyboard.press("F1");
       await input.waitFor({ state: "visible" });
       await input.fill(`>${title}`);
-      if (await row.waitFor({ timeout: 2_000 }).then(() => true, () => false)) return true;
-      await page.keyboard.press("Escape");
+      // clicked here, not after: the palette may close under a row just found (a notification
+      // or a view taking focus on a loaded machine), and is then opened again
+      if (await row.click({ timeout: 2_000 }).then(() => true, () => false)) return true;
+      if (await input.isVisible()) await page.keyboard.press("Escape");
       return false;
     },
     timeoutMs,
     0,
   );
-  await row.click();
   // the palette closes, or gives way to the command's own quick input
   await until(`the palette to close after "${title}"`, async () =>
     !(await input.isVisible()) || !(await input.inputValue()).startsWith(">"),

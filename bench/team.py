@@ -27,7 +27,8 @@ team name``. Then:
   ``lazy.index.search.search`` on the Tantivy index (bench/search.py's ``lazy_searcher``, its
   first page); p50/p99 for a common word, a rare word and a phrase, and the CLI children (``lazy
   team search --json`` and ``lazy search --all-projects --json``, ``--cli-reps``); hit counts
-  against the planted ones; the team query's plan (``EXPLAIN ANALYZE``) kept in the JSON;
+  against the planted ones; whether a search scanned the GIN index (``pg_stat_get_xact_
+  numscans`` in its transaction); the team query's plan (``EXPLAIN ANALYZE``) kept in the JSON;
 * sizes: ``pg_database_size``, the messages table's heap, TOAST, GIN (``messages_tsv``) and other
   indexes, beside the local store and index;
 * ``--profile``: pushes in process under cProfile (not timed) as a second member (its projects
@@ -317,7 +318,9 @@ class QueryRow:
     local_cli_p50_ms: float | None = None
     team_plan: list[str] = field(default_factory=list)  # EXPLAIN (ANALYZE, BUFFERS)
     team_plan_ms: float | None = None
-    team_plan_uses_gin: bool | None = None  # messages_tsv in the plan
+    # scans of the GIN index (messages_tsv) one search made, from pg_stat_get_xact_numscans
+    # in its transaction (the plan does not show inside a function the query calls)
+    team_gin_scans: int | None = None
 
 
 @dataclass
@@ -643,12 +646,24 @@ def search_team(srv: Server, rows: list[QueryRow], args: argparse.Namespace) -> 
                 with contextlib.suppress(_Explained):
                     browse.search(cast(Conn, ex), q, limit=TEAM_LIMIT)
                 row.team_plan = ex.plan
-                row.team_plan_uses_gin = any("messages_tsv" in line for line in ex.plan)
+                row.team_gin_scans = gin_scans(conn, q)
                 for line in ex.plan:
                     if line.startswith("Execution Time:"):
                         row.team_plan_ms = float(line.split(":")[1].split()[0])
             except Exception as e:
                 row.team.error = f"{type(e).__name__}: {e}"
+
+
+def gin_scans(conn: Any, q: str) -> int | None:
+    """How many times one team search scanned the GIN index (its transaction's statistics)."""
+    from lazy.team import browse
+
+    with conn.transaction():
+        browse.search(conn, q, limit=TEAM_LIMIT)
+        row = conn.execute(
+            "SELECT pg_stat_get_xact_numscans('lazy_team.messages_tsv'::regclass)"
+        ).fetchone()
+    return int(row[0]) if row else None
 
 
 def search_local(home: Path, rows: list[QueryRow], args: argparse.Namespace) -> None:
@@ -854,7 +869,8 @@ def render(r: Report, env: dict[str, Any]) -> None:
             fmt(q.local.p50_ms, ".2f"), fmt(q.local.p99_ms, ".2f"),
             fmt(harness.ratio(q.team.p50_ms, q.local.p50_ms), ".1f", "×"),
             fmt(q.team_cli_p50_ms, ".0f"), fmt(q.local_cli_p50_ms, ".0f"),
-            {None: "—", True: "yes", False: "[yellow]no[/yellow]"}[q.team_plan_uses_gin],
+            "—" if q.team_gin_scans is None
+            else str(q.team_gin_scans) if q.team_gin_scans else "[yellow]0[/yellow]",
         ])  # fmt: skip
     reps = max((q.team.reps for q in r.rows), default=0)
     table(
@@ -862,7 +878,7 @@ def render(r: Report, env: dict[str, Any]) -> None:
         f"role {MEMBER} (RLS on, {TEAM_LIMIT} rows with ts_headline), local = lazy.index.search "
         f"in process (first page, {sb.LAZY_LIMIT} Builders); up to {reps} reps; CLI = child p50",
         ("query", "planted", "team hits", "local hits", "team p50", "team p99", "local p50",
-         "local p99", "team÷local", "team CLI", "local CLI", "GIN in plan"),
+         "local p99", "team÷local", "team CLI", "local CLI", "GIN scans"),
         qrows,
     )  # fmt: skip
     for q in r.rows:

@@ -62,6 +62,7 @@ def test_team_and_local_search_find_the_planted_words(report: dict[str, Any]) ->
             assert q[side]["reps"] == 3 and q[side]["p50_ms"] > 0
         assert q["team_cli_p50_ms"] > 0 and q["local_cli_p50_ms"] > 0
         assert any(line.startswith("Execution Time:") for line in q["team_plan"])
+        assert q["team_gin_scans"] is not None
         if q["expected"] is not None:
             assert q["expected"] > 0
             assert q["team"]["hits"] == q["expected"] == q["local"]["hits"], q["name"]

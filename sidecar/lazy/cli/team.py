@@ -525,18 +525,9 @@ def search(
 
 def _snippet(s: str) -> Any:
     """The snippet with its hits in bold; everything else as text."""
-    plain: list[str] = []
-    marks: list[tuple[int, int, str]] = []
-    at = 0
-    for i, piece in enumerate(
-        s.replace(browse.MARK_STOP, browse.MARK_START).split(browse.MARK_START)
-    ):
-        if i % 2 == 1:
-            marks.append((at, at + len(piece), "bold yellow"))
-        plain.append(piece)
-        at += len(piece)
-    text = "".join(plain).replace("\n", " ")  # one paragraph: the offsets stay
-    return shown("  " + text, highlights=[(x + 2, y + 2, st) for x, y, st in marks])
+    text, spans = browse.marks(s)
+    text = text.replace("\n", " ")  # one paragraph: the offsets stay
+    return shown("  " + text, highlights=[(x + 2, y + 2, "bold yellow") for x, y in spans])
 
 
 @team.command("members", help="The members you share a project with, and those projects.")

@@ -154,6 +154,19 @@ def transcript(
     return BuilderInfo.model_validate(info), [MessageView.model_validate(v[0]) for v in views]
 
 
+def marks(snippet: str) -> tuple[str, list[tuple[int, int]]]:
+    """A snippet's text without its hit markers, and where the hits are in it."""
+    text: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for i, piece in enumerate(snippet.replace(MARK_STOP, MARK_START).split(MARK_START)):
+        if i % 2 == 1 and piece:
+            spans.append((at, at + len(piece)))
+        text.append(piece)
+        at += len(piece)
+    return "".join(text), spans
+
+
 @dataclass(frozen=True)
 class TeamHit:
     builder: TeamBuilder

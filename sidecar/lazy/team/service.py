@@ -84,21 +84,6 @@ def push(home: Path, conn: sqlite3.Connection, *, dry_run: bool) -> Plan:
     return run(conn, joined(home), home=home, dry_run=dry_run)
 
 
-def marks(snippet: str) -> tuple[str, list[tuple[int, int]]]:
-    """A snippet's text without its hit markers, and where the hits are in it."""
-    text: list[str] = []
-    spans: list[tuple[int, int]] = []
-    at = 0
-    for i, piece in enumerate(
-        snippet.replace(browse.MARK_STOP, browse.MARK_START).split(browse.MARK_START)
-    ):
-        if i % 2 == 1 and piece:
-            spans.append((at, at + len(piece)))
-        text.append(piece)
-        at += len(piece)
-    return "".join(text), spans
-
-
 def promote(
     home: Path,
     ident: str,

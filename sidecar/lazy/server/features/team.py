@@ -104,7 +104,7 @@ def team_page(ls: Sidecar, p: TeamPageParams) -> TeamPageResult:
 
 
 def team_search(ls: Sidecar, p: TeamSearchParams) -> TeamSearchResult:
-    from lazy.team import service
+    from lazy.team import browse, service
     from lazy.team.db import TeamError
 
     try:
@@ -113,7 +113,7 @@ def team_search(ls: Sidecar, p: TeamSearchParams) -> TeamSearchResult:
         raise _failed(e) from None
     out = []
     for h in hits:
-        text, spans = service.marks(h.snippet)
+        text, spans = browse.marks(h.snippet)
         out.append(
             TeamHit(
                 builder_id=h.builder.builder_id,
